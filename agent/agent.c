@@ -1,0 +1,145 @@
+/* Entry points: parse the options, get a JVMTI environment, ask for the
+ * NativeMethodBind events, and swap the JNI table in as soon as the JVM
+ * allows it (VMStart at launch, at once when attached). */
+#include "clock.h"
+#include "jni_hooks.h"
+#include "log.h"
+#include "methods.h"
+#include "options.h"
+#include "report.h"
+#include "thread_state.h"
+#include "tracker.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+static jvmtiEnv *jvmti;
+static struct pw_options options;
+static atomic_bool running;
+
+static void JNICALL
+on_vm_start(jvmtiEnv *env, JNIEnv *jni)
+{
+    pw_methods_name_all(env);
+    if (!pw_jni_hooks_install(env))
+        pw_log_error("JNI functions not intercepted: pins will not be counted");
+}
+
+static void JNICALL
+on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
+{
+    pw_methods_name_all(env);
+}
+
+static void JNICALL
+on_vm_death(jvmtiEnv *env, JNIEnv *jni)
+{
+    pw_methods_name_all(env);
+    pw_report_write("exit", &options);
+}
+
+/* jcmd <pid> JVMTI.data_dump (Attach Listener thread) or SIGQUIT (Signal
+ * Dispatcher thread). */
+static void JNICALL
+on_data_dump(jvmtiEnv *env)
+{
+    pw_methods_name_all(env);
+    pw_report_write("jcmd", &options);
+}
+
+static jint
+start(JavaVM *vm, const char *text, bool attached)
+{
+    char err[256];
+    struct pw_options parsed;
+    if (!pw_options_parse(text, &parsed, err, sizeof(err))) {
+        pw_log_error("%s", err);
+        return PINWATCH_BAD_OPTIONS;
+    }
+    if (parsed.help) {
+        pw_options_print_help(stderr);
+        fflush(stderr);
+        return PINWATCH_HELP_SHOWN;
+    }
+    if (atomic_exchange(&running, true)) {
+        pw_log_warn("already running in this JVM; options '%s' ignored", text != NULL ? text : "");
+        return PINWATCH_OK;
+    }
+    options = parsed;
+
+    jvmtiEnv *env = NULL;
+    jint rc = (*vm)->GetEnv(vm, (void **)&env, JVMTI_VERSION_1_2);
+    if (rc != JNI_OK || env == NULL) {
+        pw_log_error("the JVM gave no JVMTI environment (GetEnv returned %d)", (int)rc);
+        goto failed;
+    }
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof(caps));
+    caps.can_generate_native_method_bind_events = 1;
+    jvmtiError e = (*env)->AddCapabilities(env, &caps);
+    if (e != JVMTI_ERROR_NONE) {
+        pw_log_jvmti_error(env, e, "AddCapabilities(can_generate_native_method_bind_events)");
+        goto failed;
+    }
+    jvmtiEventCallbacks callbacks;
+    memset(&callbacks, 0, sizeof(callbacks));
+    callbacks.VMStart = on_vm_start;
+    callbacks.VMInit = on_vm_init;
+    callbacks.VMDeath = on_vm_death;
+    callbacks.DataDumpRequest = on_data_dump;
+    callbacks.NativeMethodBind = pw_on_native_method_bind;
+    e = (*env)->SetEventCallbacks(env, &callbacks, sizeof(callbacks));
+    if (e != JVMTI_ERROR_NONE) {
+        pw_log_jvmti_error(env, e, "SetEventCallbacks");
+        goto failed;
+    }
+    if (!pw_threads_init() || !pw_methods_init(env))
+        goto failed;
+    pw_clock_start();
+    jvmti = env;
+    pw_tracker_jvmti = env;
+    pw_tracker_attached_late = attached;
+
+    static const jvmtiEvent events[] = {JVMTI_EVENT_NATIVE_METHOD_BIND, JVMTI_EVENT_VM_START, JVMTI_EVENT_VM_INIT,
+                                        JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_DATA_DUMP_REQUEST};
+    for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+        /* VMStart and VMInit have passed when attaching. */
+        if (attached && (events[i] == JVMTI_EVENT_VM_START || events[i] == JVMTI_EVENT_VM_INIT))
+            continue;
+        e = (*env)->SetEventNotificationMode(env, JVMTI_ENABLE, events[i], NULL);
+        if (e != JVMTI_ERROR_NONE) {
+            pw_log_jvmti_error(env, e, "SetEventNotificationMode");
+            goto failed;
+        }
+    }
+    if (attached && !pw_jni_hooks_install(env))
+        goto failed;
+    return PINWATCH_OK;
+
+failed:
+    /* Nothing was intercepted: the JVM runs on as if we had not come. */
+    if (env != NULL)
+        (*env)->DisposeEnvironment(env);
+    jvmti = NULL;
+    atomic_store(&running, false);
+    return PINWATCH_JVMTI_FAILED;
+}
+
+JNIEXPORT jint JNICALL
+Agent_OnLoad(JavaVM *vm, char *options_text, void *reserved)
+{
+    return start(vm, options_text, false);
+}
+
+JNIEXPORT jint JNICALL
+Agent_OnAttach(JavaVM *vm, char *options_text, void *reserved)
+{
+    return start(vm, options_text, true);
+}
+
+JNIEXPORT void JNICALL
+Agent_OnUnload(JavaVM *vm)
+{
+    /* The final report was written at VMDeath; the wrappers and thunks stay
+     * in place until the process ends, so nothing may be unmapped. */
+}

@@ -1,0 +1,71 @@
+#include "clock.h"
+#include "log.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+
+#define TICK_NS (2 * 1000 * 1000)
+
+_Atomic uint64_t pw_clock_now_ms;
+static struct timespec started;
+
+static uint64_t
+since_start_ms(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    int64_t ns = (int64_t)(now.tv_sec - started.tv_sec) * 1000000000 + (now.tv_nsec - started.tv_nsec);
+    return ns > 0 ? (uint64_t)ns / 1000000u : 0;
+}
+
+uint64_t
+pw_clock_exact_ms(void)
+{
+    return since_start_ms();
+}
+
+uint64_t
+pw_clock_epoch_ms(void)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    return (uint64_t)now.tv_sec * 1000u + (uint64_t)(now.tv_nsec / 1000000);
+}
+
+static void *
+tick(void *arg)
+{
+    (void)arg;
+    struct timespec period = {.tv_sec = 0, .tv_nsec = TICK_NS};
+    for (;;) {
+        atomic_store_explicit(&pw_clock_now_ms, since_start_ms(), memory_order_relaxed);
+        nanosleep(&period, NULL);
+    }
+    return NULL;
+}
+
+bool
+pw_clock_start(void)
+{
+    clock_gettime(CLOCK_MONOTONIC, &started);
+    pthread_attr_t attr;
+    pthread_t thread;
+    sigset_t all, old;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, 64 * 1024);
+    /* The JVM routes its signals (SIGQUIT, SIGTERM handlers) to its own
+     * threads; this one must never take them. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&thread, &attr, tick, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        pw_log_warn("cannot start the clock thread (error %d); pin ages will read 0", rc);
+        return false;
+    }
+    pthread_setname_np(thread, "pinwatch-clock");
+    return true;
+}

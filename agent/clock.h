@@ -1,0 +1,30 @@
+/* A millisecond clock that costs one load on the hot path.  A small thread
+ * of the agent's own (no JVM calls) advances it; pin ages need no more
+ * precision than its period. */
+#ifndef PW_CLOCK_H
+#define PW_CLOCK_H
+
+#include "pinwatch.h"
+
+#include <stdatomic.h>
+
+PW_HIDDEN extern _Atomic uint64_t pw_clock_now_ms;
+
+/* Starts the ticker; false (and a slower exact clock) when no thread could
+ * be made. */
+PW_HIDDEN bool pw_clock_start(void);
+
+/* Milliseconds since the agent started. */
+static inline uint64_t
+pw_clock_ms(void)
+{
+    return atomic_load_explicit(&pw_clock_now_ms, memory_order_relaxed);
+}
+
+/* Exact milliseconds since the agent started (a system call's worth). */
+PW_HIDDEN uint64_t pw_clock_exact_ms(void);
+
+/* Wall-clock milliseconds since the epoch, for report timestamps. */
+PW_HIDDEN uint64_t pw_clock_epoch_ms(void);
+
+#endif

@@ -1,0 +1,279 @@
+#include "methods.h"
+#include "log.h"
+#include "native_entry.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+_Static_assert(offsetof(struct pw_method, orig) == PW_M_ORIG, "native_entry.S reads orig here");
+
+struct pw_method pw_method_native_thread = {.name = "<native thread>", .signature = ""};
+
+/* Thunks must be executable; the JVM's own code cache is mapped the same
+ * way.  Chunks are never unmapped: a thunk may run until the process ends. */
+#define ARENA_CHUNK (64 * 1024)
+#define METHOD_STRIDE ((sizeof(struct pw_method) + 15) & ~(size_t)15)
+
+static pthread_mutex_t bind_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t *arena_cur, *arena_end;
+#define MAX_CHUNKS 4096
+static uint8_t *chunks[MAX_CHUNKS];
+static size_t chunk_count;
+static struct pw_method *all_methods;
+static bool thunks_disabled;
+
+/* (jmethodID, address) -> method, so that a method bound again to the same
+ * function (RegisterNatives repeated) reuses its thunk. */
+static struct pw_method **by_binding;
+static size_t by_binding_cap, by_binding_count;
+
+static jvmtiEnv *naming_jvmti;
+
+bool
+pw_methods_init(jvmtiEnv *jvmti)
+{
+    naming_jvmti = jvmti;
+    return true;
+}
+
+static size_t
+binding_slot(jmethodID id, void *orig, size_t cap)
+{
+    uint64_t h = (uint64_t)(uintptr_t)id * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)orig * 0xC2B2AE3D27D4EB4Full;
+    return (size_t)(h >> 20) & (cap - 1);
+}
+
+static struct pw_method *
+binding_find(jmethodID id, void *orig)
+{
+    if (by_binding_cap == 0)
+        return NULL;
+    for (size_t i = binding_slot(id, orig, by_binding_cap);; i = (i + 1) & (by_binding_cap - 1)) {
+        struct pw_method *m = by_binding[i];
+        if (m == NULL)
+            return NULL;
+        if (m->id == id && m->orig == orig)
+            return m;
+    }
+}
+
+static bool
+binding_add(struct pw_method *m)
+{
+    if ((by_binding_count + 1) * 2 > by_binding_cap) {
+        size_t cap = by_binding_cap ? by_binding_cap * 2 : 1024;
+        struct pw_method **fresh = calloc(cap, sizeof(*fresh));
+        if (fresh == NULL)
+            return false;
+        for (size_t i = 0; i < by_binding_cap; i++) {
+            struct pw_method *old = by_binding[i];
+            if (old == NULL)
+                continue;
+            size_t j = binding_slot(old->id, old->orig, cap);
+            while (fresh[j] != NULL)
+                j = (j + 1) & (cap - 1);
+            fresh[j] = old;
+        }
+        free(by_binding);
+        by_binding = fresh;
+        by_binding_cap = cap;
+    }
+    size_t j = binding_slot(m->id, m->orig, by_binding_cap);
+    while (by_binding[j] != NULL)
+        j = (j + 1) & (by_binding_cap - 1);
+    by_binding[j] = m;
+    by_binding_count++;
+    return true;
+}
+
+/* True for an address that is one of our own thunks: binding a method to
+ * it again must not wrap it twice. */
+static bool
+in_arena(const void *address)
+{
+    const uint8_t *a = address;
+    for (size_t i = 0; i < chunk_count; i++)
+        if (a >= chunks[i] && a < chunks[i] + ARENA_CHUNK)
+            return true;
+    return false;
+}
+
+static struct pw_method *
+method_alloc(void)
+{
+    if (arena_cur == NULL || arena_cur + METHOD_STRIDE > arena_end) {
+        if (chunk_count == MAX_CHUNKS)
+            return NULL;
+        void *chunk = mmap(NULL, ARENA_CHUNK, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+                           -1, 0);
+        if (chunk == MAP_FAILED)
+            return NULL;
+        arena_cur = chunk;
+        chunks[chunk_count++] = chunk;
+        arena_end = arena_cur + ARENA_CHUNK;
+    }
+    struct pw_method *m = (struct pw_method *)arena_cur;
+    arena_cur += METHOD_STRIDE;
+    return m;
+}
+
+/* movabs $m, %r11; jmp *0(%rip); .quad pw_native_entry */
+static void
+write_thunk(struct pw_method *m)
+{
+    uint8_t *p = m->code;
+    uint64_t self = (uint64_t)(uintptr_t)m, entry = (uint64_t)(uintptr_t)pw_native_entry;
+    *p++ = 0x49;
+    *p++ = 0xBB;
+    memcpy(p, &self, 8);
+    p += 8;
+    *p++ = 0xFF;
+    *p++ = 0x25;
+    memset(p, 0, 4);
+    p += 4;
+    memcpy(p, &entry, 8);
+}
+
+/* "Lpkg/Outer$Inner;" + "name" -> "pkg.Outer$Inner.name" */
+static char *
+java_name(const char *class_sig, const char *name)
+{
+    size_t clen = strlen(class_sig);
+    if (clen >= 2 && class_sig[0] == 'L' && class_sig[clen - 1] == ';') {
+        class_sig++;
+        clen -= 2;
+    }
+    size_t nlen = strlen(name);
+    char *out = malloc(clen + 1 + nlen + 1);
+    if (out == NULL)
+        return NULL;
+    for (size_t i = 0; i < clen; i++)
+        out[i] = class_sig[i] == '/' ? '.' : class_sig[i];
+    out[clen] = '.';
+    memcpy(out + clen + 1, name, nlen + 1);
+    return out;
+}
+
+/* Asks the JVM for the method's names; leaves them unset when it cannot
+ * answer yet (primordial phase) or any more (class unloaded). */
+static void
+name_method(jvmtiEnv *jvmti, struct pw_method *m)
+{
+    if (jvmti == NULL || m->id == NULL || atomic_load(&m->name) != NULL)
+        return;
+    char *name = NULL, *sig = NULL, *class_sig = NULL;
+    jclass klass = NULL;
+    if ((*jvmti)->GetMethodName(jvmti, m->id, &name, &sig, NULL) != JVMTI_ERROR_NONE)
+        return;
+    if ((*jvmti)->GetMethodDeclaringClass(jvmti, m->id, &klass) == JVMTI_ERROR_NONE &&
+        (*jvmti)->GetClassSignature(jvmti, klass, &class_sig, NULL) == JVMTI_ERROR_NONE) {
+        char *full = java_name(class_sig, name);
+        char *signature = strdup(sig);
+        if (full != NULL && signature != NULL) {
+            atomic_store(&m->signature, signature);
+            atomic_store(&m->name, full);
+        } else {
+            free(full);
+            free(signature);
+        }
+    }
+    /* klass is a local reference of the JNI frame the JVM set up for the
+     * event; it goes when the callback returns. */
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)class_sig);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+}
+
+static bool
+can_name(jvmtiEnv *jvmti)
+{
+    jvmtiPhase phase;
+    return (*jvmti)->GetPhase(jvmti, &phase) == JVMTI_ERROR_NONE &&
+           (phase == JVMTI_PHASE_START || phase == JVMTI_PHASE_LIVE);
+}
+
+void JNICALL
+pw_on_native_method_bind(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method, void *address,
+                         void **new_address)
+{
+    if (address == NULL || new_address == NULL)
+        return;
+    pthread_mutex_lock(&bind_lock);
+    if (thunks_disabled || in_arena(address))
+        goto out;
+    struct pw_method *m = binding_find(method, address);
+    if (m == NULL) {
+        m = method_alloc();
+        if (m == NULL) {
+            /* Without thunks pins are still counted, charged to the caller
+             * method or to <native thread>. */
+            pw_log_warn("cannot map memory for native method entries; methods bound from now on are not "
+                        "told apart");
+            thunks_disabled = true;
+            goto out;
+        }
+        m->orig = address;
+        m->id = method;
+        write_thunk(m);
+        if (!binding_add(m)) {
+            thunks_disabled = true;
+            goto out;
+        }
+        m->next = all_methods;
+        all_methods = m;
+    }
+    if (can_name(jvmti))
+        name_method(jvmti, m);
+    *new_address = m->code;
+out:
+    pthread_mutex_unlock(&bind_lock);
+}
+
+void
+pw_methods_name_all(jvmtiEnv *jvmti)
+{
+    pthread_mutex_lock(&bind_lock);
+    if (can_name(jvmti))
+        for (struct pw_method *m = all_methods; m != NULL; m = m->next)
+            name_method(jvmti, m);
+    pthread_mutex_unlock(&bind_lock);
+}
+
+struct pw_method *
+pw_method_unbound(jvmtiEnv *jvmti, jmethodID id)
+{
+    pthread_mutex_lock(&bind_lock);
+    struct pw_method *m = binding_find(id, NULL);
+    if (m == NULL && (m = calloc(1, sizeof(*m))) != NULL) {
+        m->id = id;
+        if (!binding_add(m)) {
+            free(m);
+            m = NULL;
+        } else {
+            m->next = all_methods;
+            all_methods = m;
+        }
+    }
+    if (m != NULL)
+        name_method(jvmti, m);
+    pthread_mutex_unlock(&bind_lock);
+    return m;
+}
+
+const char *
+pw_method_name(const struct pw_method *m)
+{
+    if (m == NULL)
+        return "<too many sites>";
+    const char *name = atomic_load(&((struct pw_method *)m)->name);
+    return name != NULL ? name : "<unnamed native method>";
+}
+
+const char *
+pw_method_signature(const struct pw_method *m)
+{
+    const char *sig = m != NULL ? atomic_load(&((struct pw_method *)m)->signature) : NULL;
+    return sig != NULL ? sig : "";
+}

@@ -1,0 +1,41 @@
+/* Java native methods: one struct pw_method per binding, made when the JVM
+ * binds the method (NativeMethodBind) and given an entry thunk of its own,
+ * so that the method's invocations can be told apart on the shadow stack. */
+#ifndef PW_METHODS_H
+#define PW_METHODS_H
+
+#include "pinwatch.h"
+
+#include <stdatomic.h>
+
+struct pw_method {
+    uint8_t code[32]; /* the thunk: r11 = this; jmp pw_native_entry */
+    void *orig;       /* PW_M_ORIG: the function the JVM wanted to call */
+    jmethodID id;
+    /* "pkg.Outer$Inner.name" and "(J[J)[J": set once, when the JVM can
+     * name the method (start or live phase); read by reports. */
+    _Atomic(char *) name;
+    _Atomic(char *) signature;
+    struct pw_method *next;
+};
+
+/* Charged with pins taken on threads that are in no Java native method. */
+PW_HIDDEN extern struct pw_method pw_method_native_thread;
+
+PW_HIDDEN bool pw_methods_init(jvmtiEnv *jvmti);
+
+PW_HIDDEN void JNICALL pw_on_native_method_bind(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
+                                                jmethodID method, void *address, void **new_address);
+
+/* Names every method bound before the JVM could name it (primordial phase). */
+PW_HIDDEN void pw_methods_name_all(jvmtiEnv *jvmti);
+
+/* The method record for a jmethodID met without a bind event (a method
+ * bound before a late attach): named, not thunked. */
+PW_HIDDEN struct pw_method *pw_method_unbound(jvmtiEnv *jvmti, jmethodID id);
+
+/* Display name for reports; never NULL. */
+PW_HIDDEN const char *pw_method_name(const struct pw_method *m);
+PW_HIDDEN const char *pw_method_signature(const struct pw_method *m);
+
+#endif

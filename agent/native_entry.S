@@ -1,0 +1,157 @@
+/* Entry and exit of every Java native method bound while pinwatch runs.
+ *
+ * NativeMethodBind gives each native method a thunk (methods.c) that loads
+ * its struct pw_method into r11 and jumps here.  The entry pushes a frame on
+ * the thread's shadow stack, puts pw_native_exit in place of the return
+ * address and jumps to the real function with every argument register and
+ * the stack untouched.  A JNI Get then finds the Java method it works for in
+ * one load from thread-local memory, however deep in C helpers it is made.
+ *
+ * Only rax, r10 and r11 are used: none of them carries an argument of a
+ * (non-variadic) JNI function, and r11 is the thunk's own scratch register. */
+
+#include "native_entry.h"
+
+    .text
+
+    .globl  pw_native_entry
+    .hidden pw_native_entry
+    .type   pw_native_entry, @function
+    .p2align 4
+pw_native_entry:
+    .cfi_startproc
+    movq    pw_tls_self@gottpoff(%rip), %rax
+    movq    %fs:(%rax), %rax
+    testq   %rax, %rax
+    jz      .Lcreate
+.Lhave_state:
+    movl    PW_T_DEPTH(%rax), %r10d
+    cmpl    $PW_MAX_DEPTH, %r10d
+    jae     .Ltoo_deep
+    addl    $1, PW_T_DEPTH(%rax)
+    shlq    $PW_FRAME_SHIFT, %r10
+    leaq    PW_T_FRAMES(%rax,%r10), %r10
+    movq    %r11, PW_F_METHOD(%r10)
+    movq    (%rsp), %r11
+    movq    %r11, PW_F_RET(%r10)
+    movl    PW_T_SERIAL(%rax), %r11d
+    addl    $1, %r11d
+    movl    %r11d, PW_T_SERIAL(%rax)
+    movl    %r11d, PW_F_SERIAL(%r10)
+    movl    $0, PW_F_LIVE(%r10)
+    leaq    pw_native_exit(%rip), %r11
+    movq    %r11, (%rsp)
+    movq    PW_F_METHOD(%r10), %r11
+    jmpq    *PW_M_ORIG(%r11)
+
+.Ltoo_deep:
+    addl    $1, PW_T_TOO_DEEP(%rax)
+    jmpq    *PW_M_ORIG(%r11)
+
+.Lcreate:
+    /* First native call on this thread: make its state in C.  Every
+     * argument register is saved; at entry rsp = 8 mod 16, seven pushes
+     * and 128 bytes of vector registers leave it 16-aligned for the call. */
+    pushq   %r11
+    .cfi_adjust_cfa_offset 8
+    pushq   %rdi
+    .cfi_adjust_cfa_offset 8
+    pushq   %rsi
+    .cfi_adjust_cfa_offset 8
+    pushq   %rdx
+    .cfi_adjust_cfa_offset 8
+    pushq   %rcx
+    .cfi_adjust_cfa_offset 8
+    pushq   %r8
+    .cfi_adjust_cfa_offset 8
+    pushq   %r9
+    .cfi_adjust_cfa_offset 8
+    subq    $128, %rsp
+    .cfi_adjust_cfa_offset 128
+    movdqu  %xmm0, 0(%rsp)
+    movdqu  %xmm1, 16(%rsp)
+    movdqu  %xmm2, 32(%rsp)
+    movdqu  %xmm3, 48(%rsp)
+    movdqu  %xmm4, 64(%rsp)
+    movdqu  %xmm5, 80(%rsp)
+    movdqu  %xmm6, 96(%rsp)
+    movdqu  %xmm7, 112(%rsp)
+    call    pw_thread_create
+    movdqu  0(%rsp), %xmm0
+    movdqu  16(%rsp), %xmm1
+    movdqu  32(%rsp), %xmm2
+    movdqu  48(%rsp), %xmm3
+    movdqu  64(%rsp), %xmm4
+    movdqu  80(%rsp), %xmm5
+    movdqu  96(%rsp), %xmm6
+    movdqu  112(%rsp), %xmm7
+    addq    $128, %rsp
+    .cfi_adjust_cfa_offset -128
+    popq    %r9
+    .cfi_adjust_cfa_offset -8
+    popq    %r8
+    .cfi_adjust_cfa_offset -8
+    popq    %rcx
+    .cfi_adjust_cfa_offset -8
+    popq    %rdx
+    .cfi_adjust_cfa_offset -8
+    popq    %rsi
+    .cfi_adjust_cfa_offset -8
+    popq    %rdi
+    .cfi_adjust_cfa_offset -8
+    popq    %r11
+    .cfi_adjust_cfa_offset -8
+    testq   %rax, %rax
+    jnz     .Lhave_state
+    /* Out of memory: the call goes on untracked. */
+    jmpq    *PW_M_ORIG(%r11)
+    .cfi_endproc
+    .size   pw_native_entry, . - pw_native_entry
+
+    /* A return address minus one is looked up by unwinders: keep the byte
+     * before pw_native_exit inside a symbol of its own. */
+    .globl  pw_native_exit_guard
+    .hidden pw_native_exit_guard
+    .type   pw_native_exit_guard, @function
+pw_native_exit_guard:
+    nop
+    .size   pw_native_exit_guard, . - pw_native_exit_guard
+
+    .globl  pw_native_exit
+    .hidden pw_native_exit
+    .type   pw_native_exit, @function
+pw_native_exit:
+    /* The native method returned here: rax/rdx/xmm0/xmm1 hold its result. */
+    movq    pw_tls_self@gottpoff(%rip), %r11
+    movq    %fs:(%r11), %r11
+    movl    PW_T_DEPTH(%r11), %r10d
+    subl    $1, %r10d
+    movl    %r10d, PW_T_DEPTH(%r11)
+    shlq    $PW_FRAME_SHIFT, %r10
+    leaq    PW_T_FRAMES(%r11,%r10), %r10
+    cmpl    $0, PW_F_LIVE(%r10)
+    jne     .Lleaked
+    jmpq    *PW_F_RET(%r10)
+
+.Lleaked:
+    /* Pins taken by this invocation are still live.  Hand them over in C,
+     * then return to the JVM through a real ret: after the native's ret
+     * rsp = 0 mod 16; the pushes and 40 bytes keep the call aligned. */
+    pushq   PW_F_RET(%r10)
+    pushq   %rax
+    pushq   %rdx
+    subq    $40, %rsp
+    movdqu  %xmm0, 0(%rsp)
+    movdqu  %xmm1, 16(%rsp)
+    movq    %r11, %rdi
+    movq    %r10, %rsi
+    call    pw_invocation_returned
+    movdqu  0(%rsp), %xmm0
+    movdqu  16(%rsp), %xmm1
+    addq    $40, %rsp
+    popq    %rdx
+    popq    %rax
+    ret
+    .size   pw_native_exit, . - pw_native_exit
+
+    .section .note.GNU-stack, "", @progbits

@@ -1,0 +1,28 @@
+/* Layout shared between native_entry.S and the C structures it touches.
+ * thread_state.c and methods.c check every offset with static_assert. */
+#ifndef PW_NATIVE_ENTRY_H
+#define PW_NATIVE_ENTRY_H
+
+/* Deeper Java->native->Java->native nesting is not tracked frame by frame:
+ * pins taken there are charged to the deepest tracked method. */
+#define PW_MAX_DEPTH 127
+
+#define PW_T_DEPTH 0
+#define PW_T_SERIAL 4
+#define PW_T_TOO_DEEP 8
+#define PW_T_FRAMES 64
+#define PW_F_METHOD 0
+#define PW_F_RET 8
+#define PW_F_SERIAL 16
+#define PW_F_LIVE 20
+#define PW_FRAME_SHIFT 5
+#define PW_M_ORIG 32
+
+#ifndef __ASSEMBLER__
+/* The thunk of every bound native method jumps to pw_native_entry; the
+ * entry makes pw_native_exit the method's return address. */
+void pw_native_entry(void) __attribute__((visibility("hidden")));
+void pw_native_exit(void) __attribute__((visibility("hidden")));
+#endif
+
+#endif

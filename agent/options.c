@@ -1,0 +1,141 @@
+#include "options.h"
+
+#include <string.h>
+
+struct option_spec {
+    const char *key;
+    const char *values;
+    const char *fallback;
+    const char *help;
+    /* Returns false when value is not acceptable for this key. */
+    bool (*set)(struct pw_options *opts, const char *value, size_t len);
+};
+
+static bool
+set_file(struct pw_options *opts, const char *value, size_t len)
+{
+    if (len == 0 || len >= sizeof(opts->file))
+        return false;
+    memcpy(opts->file, value, len);
+    opts->file[len] = '\0';
+    return true;
+}
+
+static bool
+set_format(struct pw_options *opts, const char *value, size_t len)
+{
+    if (len == 4 && memcmp(value, "text", 4) == 0)
+        opts->format = PW_FORMAT_TEXT;
+    else if (len == 4 && memcmp(value, "json", 4) == 0)
+        opts->format = PW_FORMAT_JSON;
+    else
+        return false;
+    return true;
+}
+
+static const struct option_spec specs[] = {
+    {"file", "PATH", "stderr",
+     "append every report to PATH (created 0600; %p is replaced by the pid)", set_file},
+    {"format", "text|json", "text",
+     "text: an aligned table for people; json: JSON Lines, one line per report", set_format},
+    {"help", "", "",
+     "print this list and stop the JVM", NULL},
+};
+
+void
+pw_options_defaults(struct pw_options *opts)
+{
+    memset(opts, 0, sizeof(*opts));
+    opts->format = PW_FORMAT_TEXT;
+}
+
+const char *
+pw_format_name(enum pw_format format)
+{
+    return format == PW_FORMAT_JSON ? "json" : "text";
+}
+
+/* Copies at most 64 bytes of a user's text into an error line, so that a
+ * 64 KiB option string still gives a one-line message. */
+static void
+quote(char *dst, size_t dstlen, const char *src, size_t len)
+{
+    size_t n = len < 64 ? len : 64;
+    snprintf(dst, dstlen, "%.*s%s", (int)n, src, len > n ? "..." : "");
+}
+
+static bool
+parse_item(const char *item, size_t len, struct pw_options *opts, char *err, size_t errlen)
+{
+    char shown[80];
+    const char *eq = memchr(item, '=', len);
+    size_t keylen = eq != NULL ? (size_t)(eq - item) : len;
+
+    if (keylen == 4 && memcmp(item, "help", 4) == 0 && eq == NULL) {
+        opts->help = true;
+        return true;
+    }
+    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+        const struct option_spec *spec = &specs[i];
+        if (spec->set == NULL || strlen(spec->key) != keylen || memcmp(spec->key, item, keylen) != 0)
+            continue;
+        if (eq == NULL) {
+            snprintf(err, errlen, "option '%s' needs a value (%s=%s)", spec->key, spec->key, spec->values);
+            return false;
+        }
+        const char *value = eq + 1;
+        size_t vlen = len - keylen - 1;
+        if (!spec->set(opts, value, vlen)) {
+            quote(shown, sizeof(shown), value, vlen);
+            snprintf(err, errlen, "bad value '%s' for option '%s' (expected %s)", shown, spec->key,
+                     spec->values);
+            return false;
+        }
+        return true;
+    }
+    quote(shown, sizeof(shown), item, keylen);
+    snprintf(err, errlen, "unknown option '%s' (try -agentpath:libpinwatch.so=help)", shown);
+    return false;
+}
+
+bool
+pw_options_parse(const char *text, struct pw_options *opts, char *err, size_t errlen)
+{
+    pw_options_defaults(opts);
+    if (text == NULL)
+        return true;
+    const char *p = text;
+    while (*p != '\0') {
+        const char *end = strchr(p, ',');
+        size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
+        if (len == 0) {
+            snprintf(err, errlen, "empty option in '%.64s' (options are key=value separated by commas)",
+                     text);
+            return false;
+        }
+        if (!parse_item(p, len, opts, err, errlen))
+            return false;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    return true;
+}
+
+void
+pw_options_print_help(FILE *out)
+{
+    fprintf(out, "pinwatch %s: counts JNI pins per Java native method and reports the leaks.\n"
+                 "Usage: -agentpath:/path/libpinwatch.so=key=value,key=value,...\n"
+                 "Options:\n",
+            PINWATCH_VERSION);
+    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+        const struct option_spec *spec = &specs[i];
+        char left[48];
+        snprintf(left, sizeof(left), "%s%s%s", spec->key, spec->values[0] ? "=" : "", spec->values);
+        fprintf(out, "  %-22s %s", left, spec->help);
+        if (spec->fallback[0] != '\0')
+            fprintf(out, " (default: %s)", spec->fallback);
+        fputc('\n', out);
+    }
+}

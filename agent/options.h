@@ -1,0 +1,32 @@
+/* The agent's option string: comma-separated key=value pairs, as other JVM
+ * agents take them.  Parsing never exits: it fills an error line that the
+ * entry point prints before refusing to start. */
+#ifndef PW_OPTIONS_H
+#define PW_OPTIONS_H
+
+#include "pinwatch.h"
+
+#include <stdio.h>
+
+enum pw_format { PW_FORMAT_TEXT, PW_FORMAT_JSON };
+
+#define PW_PATH_MAX 4096
+
+struct pw_options {
+    char file[PW_PATH_MAX]; /* empty: stderr; "%p" expands to the pid */
+    enum pw_format format;
+    bool help;
+};
+
+PW_HIDDEN void pw_options_defaults(struct pw_options *opts);
+
+/* Returns false and writes one line naming the offending key or value into
+ * err when text is not a valid option string.  opts is then unspecified. */
+PW_HIDDEN bool pw_options_parse(const char *text, struct pw_options *opts, char *err, size_t errlen);
+
+/* Every option, its values and its default, one per line. */
+PW_HIDDEN void pw_options_print_help(FILE *out);
+
+PW_HIDDEN const char *pw_format_name(enum pw_format format);
+
+#endif

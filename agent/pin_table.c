@@ -1,0 +1,205 @@
+#include "pin_table.h"
+
+#include <stdlib.h>
+
+#define INITIAL_BITS 4
+
+static inline uint32_t
+slot_of(const struct pw_pin_table *tab, uintptr_t key)
+{
+    /* Pin addresses are 8- or 16-byte aligned: Fibonacci hashing spreads them. */
+    return (uint32_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> tab->shift);
+}
+
+void
+pw_pin_table_lock(struct pw_pin_table *tab)
+{
+    while (atomic_flag_test_and_set_explicit(&tab->lock, memory_order_acquire))
+        __builtin_ia32_pause();
+}
+
+void
+pw_pin_table_unlock(struct pw_pin_table *tab)
+{
+    atomic_flag_clear_explicit(&tab->lock, memory_order_release);
+}
+
+static struct pw_pin_slot *
+alloc_slots(uint32_t bits)
+{
+    return calloc((size_t)1 << bits, sizeof(struct pw_pin_slot));
+}
+
+bool
+pw_pin_table_init(struct pw_pin_table *tab)
+{
+    atomic_flag_clear(&tab->lock);
+    tab->slots = alloc_slots(INITIAL_BITS);
+    if (tab->slots == NULL)
+        return false;
+    tab->shift = 64 - INITIAL_BITS;
+    tab->mask = (1u << INITIAL_BITS) - 1;
+    tab->used = 0;
+    return true;
+}
+
+void
+pw_pin_table_free(struct pw_pin_table *tab)
+{
+    free(tab->slots);
+    tab->slots = NULL;
+}
+
+/* Rebuilds the table without tombstones, doubling it when pins fill more
+ * than half.  Taken under the lock so that no other thread is inside. */
+static bool
+rehash(struct pw_pin_table *tab)
+{
+    uint32_t cap = tab->mask + 1, live = 0;
+    for (uint32_t i = 0; i < cap; i++)
+        live += PW_KEY_IS_PIN(atomic_load_explicit(&tab->slots[i].key, memory_order_relaxed));
+    uint32_t bits = 64 - tab->shift;
+    while (live * 2 >= (1u << bits))
+        bits++;
+    if (bits >= 31)
+        return false;
+    struct pw_pin_slot *fresh = alloc_slots(bits);
+    if (fresh == NULL)
+        return false;
+    struct pw_pin_table next = {.slots = fresh, .shift = 64 - bits, .mask = (1u << bits) - 1};
+    for (uint32_t i = 0; i < cap; i++) {
+        uintptr_t key = atomic_load_explicit(&tab->slots[i].key, memory_order_relaxed);
+        if (!PW_KEY_IS_PIN(key))
+            continue;
+        uint32_t j = slot_of(&next, key);
+        while (atomic_load_explicit(&fresh[j].key, memory_order_relaxed) != PW_KEY_EMPTY)
+            j = (j + 1) & next.mask;
+        fresh[j].info = tab->slots[i].info;
+        atomic_store_explicit(&fresh[j].key, key, memory_order_relaxed);
+    }
+    struct pw_pin_slot *old = tab->slots;
+    tab->slots = fresh;
+    tab->shift = next.shift;
+    tab->mask = next.mask;
+    tab->used = live;
+    free(old);
+    return true;
+}
+
+bool
+pw_pin_table_insert(struct pw_pin_table *tab, uintptr_t key, const struct pw_pin_info *info)
+{
+    if (PW_UNLIKELY((tab->used + 1) * 4 > (tab->mask + 1) * 3)) {
+        pw_pin_table_lock(tab);
+        bool ok = rehash(tab);
+        pw_pin_table_unlock(tab);
+        if (!ok)
+            return false;
+    }
+    uint32_t i = slot_of(tab, key);
+    for (;;) {
+        struct pw_pin_slot *s = &tab->slots[i];
+        uintptr_t k = atomic_load_explicit(&s->key, memory_order_relaxed);
+        if (k == PW_KEY_EMPTY || k == PW_KEY_TOMB) {
+            tab->used += k == PW_KEY_EMPTY;
+            s->info = *info;
+            atomic_store_explicit(&s->key, key, memory_order_release);
+            return true;
+        }
+        i = (i + 1) & tab->mask;
+    }
+}
+
+/* The owner needs no lock: slots and mask change only under its own hand. */
+static bool
+take(struct pw_pin_slot *s, uintptr_t key, uintptr_t mark, struct pw_pin_info *out)
+{
+    uintptr_t expected = key;
+    struct pw_pin_info info = s->info;
+    if (!atomic_compare_exchange_strong_explicit(&s->key, &expected, mark, memory_order_acq_rel,
+                                                 memory_order_relaxed))
+        return false;
+    if (mark == PW_KEY_BUSY) {
+        /* Another thread's slot: read what it holds while it is ours, then
+         * let the owner reuse it. */
+        info = s->info;
+        atomic_store_explicit(&s->key, PW_KEY_TOMB, memory_order_release);
+    }
+    if (out != NULL)
+        *out = info;
+    return true;
+}
+
+bool
+pw_pin_table_remove(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info *out)
+{
+    uint32_t i = slot_of(tab, key);
+    for (;;) {
+        struct pw_pin_slot *s = &tab->slots[i];
+        uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
+        if (k == PW_KEY_EMPTY)
+            return false;
+        if (k == key && take(s, key, PW_KEY_TOMB, out))
+            return true;
+        i = (i + 1) & tab->mask;
+    }
+}
+
+bool
+pw_pin_table_find(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info *out)
+{
+    uint32_t i = slot_of(tab, key);
+    for (;;) {
+        struct pw_pin_slot *s = &tab->slots[i];
+        uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
+        if (k == PW_KEY_EMPTY)
+            return false;
+        if (k == key) {
+            *out = s->info;
+            return true;
+        }
+        i = (i + 1) & tab->mask;
+    }
+}
+
+bool
+pw_pin_table_remove_remote(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info *out)
+{
+    bool found = false;
+    pw_pin_table_lock(tab);
+    if (tab->slots != NULL) {
+        uint32_t i = slot_of(tab, key);
+        for (uint32_t n = 0; n <= tab->mask; n++) {
+            struct pw_pin_slot *s = &tab->slots[i];
+            uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
+            if (k == PW_KEY_EMPTY)
+                break;
+            if (k == key && take(s, key, PW_KEY_BUSY, out)) {
+                found = true;
+                break;
+            }
+            i = (i + 1) & tab->mask;
+        }
+    }
+    pw_pin_table_unlock(tab);
+    return found;
+}
+
+void
+pw_pin_table_visit(struct pw_pin_table *tab, pw_pin_visit_fn fn, void *arg)
+{
+    if (tab->slots == NULL)
+        return;
+    for (uint32_t i = 0; i <= tab->mask; i++) {
+        struct pw_pin_slot *s = &tab->slots[i];
+        uintptr_t key = atomic_load_explicit(&s->key, memory_order_acquire);
+        if (!PW_KEY_IS_PIN(key))
+            continue;
+        struct pw_pin_info info = s->info;
+        /* The owner may have removed and reused the slot meanwhile. */
+        if (atomic_load_explicit(&s->key, memory_order_acquire) != key)
+            continue;
+        if (fn(key, &info, arg))
+            take(s, key, PW_KEY_BUSY, NULL);
+    }
+}

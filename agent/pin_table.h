@@ -1,0 +1,66 @@
+/* A thread's own table of the pins it took that are still live and whose
+ * native method invocation is still running ("held").
+ *
+ * Only the owning thread inserts.  Removal is by compare-and-swap on the key,
+ * so that a thread releasing a pin another thread took can remove it too
+ * (under the table's lock, which the owner takes only to grow the table).
+ * Keys are pin addresses; one address may be live more than once (nested
+ * criticals on one array), so this is a multiset. */
+#ifndef PW_PIN_TABLE_H
+#define PW_PIN_TABLE_H
+
+#include "pinwatch.h"
+
+#include <stdatomic.h>
+
+#define PW_KEY_EMPTY ((uintptr_t)0)
+#define PW_KEY_TOMB ((uintptr_t)1) /* removed; probing goes on past it */
+#define PW_KEY_BUSY ((uintptr_t)2) /* being removed by another thread */
+#define PW_KEY_IS_PIN(k) ((k) > PW_KEY_BUSY)
+
+/* What is known of one pin besides its address. */
+struct pw_pin_info {
+    uint64_t size;   /* bytes */
+    uint32_t site;   /* site_table id: method, function, call site */
+    uint32_t serial; /* invocation that took it (0: none, a native thread) */
+    uint32_t t_ms;   /* pw_clock_ms() when taken, modulo 2^32 */
+};
+
+struct pw_pin_slot {
+    _Atomic uintptr_t key;
+    struct pw_pin_info info;
+    uint32_t pad;
+};
+
+struct pw_pin_table {
+    struct pw_pin_slot *slots;
+    uint32_t shift; /* 64 - log2(capacity) */
+    uint32_t mask;  /* capacity - 1 */
+    uint32_t used;  /* pins + tombstones; owner only */
+    atomic_flag lock;
+};
+
+PW_HIDDEN bool pw_pin_table_init(struct pw_pin_table *tab);
+PW_HIDDEN void pw_pin_table_free(struct pw_pin_table *tab);
+
+/* Owner only.  Returns false when memory ran out. */
+PW_HIDDEN bool pw_pin_table_insert(struct pw_pin_table *tab, uintptr_t key, const struct pw_pin_info *info);
+
+/* Owner only: removes one pin with this key. */
+PW_HIDDEN bool pw_pin_table_remove(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info *out);
+
+/* Owner only: the info of one live pin with this key, not removed. */
+PW_HIDDEN bool pw_pin_table_find(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info *out);
+
+/* Any thread: removes one pin with this key from another thread's table. */
+PW_HIDDEN bool pw_pin_table_remove_remote(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info *out);
+
+/* Calls fn for every pin (the caller holds the lock or owns the table); a
+ * pin for which fn returns true is removed. */
+typedef bool (*pw_pin_visit_fn)(uintptr_t key, const struct pw_pin_info *info, void *arg);
+PW_HIDDEN void pw_pin_table_visit(struct pw_pin_table *tab, pw_pin_visit_fn fn, void *arg);
+
+PW_HIDDEN void pw_pin_table_lock(struct pw_pin_table *tab);
+PW_HIDDEN void pw_pin_table_unlock(struct pw_pin_table *tab);
+
+#endif

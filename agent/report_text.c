@@ -1,0 +1,93 @@
+/* format=text: the leak table for people.  Rows that hold pins come first,
+ * each with its call sites; balanced rows follow on one line each, so that
+ * a report also shows what pinwatch saw working. */
+#include "report.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define BALANCED_SHOWN 20
+
+static const char *
+basename_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash != NULL ? slash + 1 : path;
+}
+
+static void
+site_line(struct pw_strbuf *out, const struct pw_snap_site *s)
+{
+    const struct pw_location *w = &s->where;
+    pw_strbuf_printf(out, "    %8" PRIu64 " %10" PRIu64 "  at ", s->live, s->live_bytes);
+    if (w->symbol != NULL)
+        pw_strbuf_printf(out, "%s+0x%" PRIx64, w->symbol, w->offset);
+    else
+        pw_strbuf_printf(out, "0x%" PRIxPTR, s->ret);
+    if (w->library != NULL)
+        pw_strbuf_printf(out, " (%s)", basename_of(w->library));
+    if (w->file != NULL)
+        pw_strbuf_printf(out, " %s:%d", basename_of(w->file), w->line);
+    pw_strbuf_puts(out, "\n");
+}
+
+static void
+age(char *buf, size_t len, uint64_t ms)
+{
+    snprintf(buf, len, "%" PRIu64 ".%" PRIu64 "s", ms / 1000, (ms % 1000) / 100);
+}
+
+void
+pw_report_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
+{
+    const struct pw_snap_totals *t = &snap->totals;
+    pw_strbuf_printf(out,
+                     "pinwatch: %" PRIu64 " live pins, %" PRIu64 " bytes, in %" PRIu64
+                     " native method%s (reason: %s, pid %ld, uptime %" PRIu64 ".%" PRIu64 " s)\n",
+                     t->live, t->live_bytes, t->methods, t->methods == 1 ? "" : "s", snap->reason, snap->pid,
+                     snap->uptime_ms / 1000, (snap->uptime_ms % 1000) / 100);
+    size_t live_rows = 0;
+    for (size_t i = 0; i < snap->nrows; i++)
+        live_rows += snap->rows[i].live > 0;
+    if (live_rows > 0) {
+        pw_strbuf_puts(out, "        LIVE      BYTES    LEAKED  ACQUIRED  RELEASED  OLDEST  FUNCTION                   "
+                            "NATIVE METHOD\n");
+        for (size_t i = 0; i < snap->nrows; i++) {
+            const struct pw_snap_row *r = &snap->rows[i];
+            if (r->live == 0)
+                continue;
+            char oldest[32];
+            age(oldest, sizeof(oldest), r->oldest_age_ms);
+            pw_strbuf_printf(out,
+                             "    %8" PRIu64 " %10" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
+                             " %7s  %-25s  %s%s\n",
+                             r->live, r->live_bytes, r->leaked, r->acquired, r->released, oldest,
+                             pw_function_name(r->fn), r->method, r->signature);
+            for (size_t j = 0; j < r->nsites; j++)
+                if (r->sites[j].live > 0)
+                    site_line(out, &r->sites[j]);
+        }
+    }
+    size_t balanced = snap->nrows - live_rows, shown = 0;
+    if (balanced > 0) {
+        pw_strbuf_printf(out, "  balanced (every pin released): %zu row%s\n", balanced, balanced == 1 ? "" : "s");
+        for (size_t i = 0; i < snap->nrows && shown < BALANCED_SHOWN; i++) {
+            const struct pw_snap_row *r = &snap->rows[i];
+            if (r->live > 0)
+                continue;
+            shown++;
+            pw_strbuf_printf(out, "    %9" PRIu64 " acquired  %-25s  %s%s\n", r->acquired, pw_function_name(r->fn),
+                             r->method, r->signature);
+        }
+        if (balanced > shown)
+            pw_strbuf_printf(out, "    ... %zu more balanced rows (format=json lists every row)\n",
+                             balanced - shown);
+    }
+    pw_strbuf_printf(out,
+                     "  totals: acquired %" PRIu64 ", released %" PRIu64 ", live %" PRIu64 " (%" PRIu64
+                     " bytes, %" PRIu64 " leaked), commits %" PRIu64 ", unmatched releases %" PRIu64 "\n",
+                     t->acquired, t->released, t->live, t->live_bytes, t->leaked, t->commits,
+                     t->unmatched_releases);
+    if (t->lost > 0)
+        pw_strbuf_printf(out, "  WARNING: %" PRIu64 " operations were not recorded for lack of memory\n", t->lost);
+}

@@ -1,0 +1,81 @@
+/* Sites: (native method, acquire function, call site address), interned
+ * once into dense ids, and the counters kept per site.
+ *
+ * Counters live in the thread that counts: each thread writes only its own
+ * (plain stores, no atomic read-modify-write, no shared cache lines) and a
+ * report adds them up.  A thread's counters are folded into the retired
+ * totals when it ends. */
+#ifndef PW_SITE_TABLE_H
+#define PW_SITE_TABLE_H
+
+#include "pinwatch.h"
+
+#include <stdatomic.h>
+
+#define PW_MAX_SITES 65536
+#define PW_SITE_OVERFLOW 0 /* every site past PW_MAX_SITES */
+
+struct pw_method;
+
+struct pw_site {
+    const struct pw_method *method; /* NULL only for PW_SITE_OVERFLOW */
+    void *ret;                      /* return address of the Get call */
+    uint32_t fn;                    /* enum pw_function */
+    _Atomic uint32_t elem_size;     /* criticals: element size, 0 until known */
+};
+
+/* Returns the site's id, creating it on first sight (the only path that
+ * locks, once per site). */
+PW_HIDDEN uint32_t pw_site_intern(const struct pw_method *method, uint32_t fn, void *ret);
+PW_HIDDEN struct pw_site *pw_site_get(uint32_t id);
+/* Ids in use are 0 .. pw_site_count() - 1. */
+PW_HIDDEN uint32_t pw_site_count(void);
+
+struct pw_counts {
+    uint64_t acquired;
+    uint64_t released;
+    uint64_t commits;
+    uint64_t leaked_at_return; /* pins that were live when their method returned */
+};
+
+#define PW_COUNT_CHUNK 128
+
+struct pw_thread_counts {
+    struct pw_counts *chunks[PW_MAX_SITES / PW_COUNT_CHUNK];
+    uint64_t unmatched_releases; /* releases of pointers never handed out */
+    uint64_t lost;               /* operations not recorded for lack of memory */
+};
+
+PW_HIDDEN struct pw_counts *pw_counts_chunk_alloc(struct pw_thread_counts *c, uint32_t chunk);
+
+/* This thread's counters for a site.  Never NULL: when memory runs out the
+ * counts go to a shared sink and are reported as lost. */
+static inline struct pw_counts *
+pw_counts_of(struct pw_thread_counts *c, uint32_t site)
+{
+    struct pw_counts *chunk = c->chunks[site / PW_COUNT_CHUNK];
+    if (PW_UNLIKELY(chunk == NULL))
+        chunk = pw_counts_chunk_alloc(c, site / PW_COUNT_CHUNK);
+    return &chunk[site % PW_COUNT_CHUNK];
+}
+
+/* Single-writer increment: the owner is the only thread that stores, a
+ * report only loads, so no lock prefix is needed for exact counts. */
+static inline void
+pw_count_add(uint64_t *counter, uint64_t n)
+{
+    __atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+}
+
+static inline uint64_t
+pw_count_read(const uint64_t *counter)
+{
+    return __atomic_load_n(counter, __ATOMIC_RELAXED);
+}
+
+/* Adds a thread's counters to sums[] (PW_MAX_SITES entries) and frees
+ * nothing; pw_thread_counts_free releases its chunks. */
+PW_HIDDEN void pw_thread_counts_add_to(const struct pw_thread_counts *c, struct pw_counts *sums);
+PW_HIDDEN void pw_thread_counts_free(struct pw_thread_counts *c);
+
+#endif

@@ -1,0 +1,206 @@
+#include "snapshot.h"
+#include "clock.h"
+#include "leak_table.h"
+#include "methods.h"
+#include "thread_state.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+PW_HIDDEN extern struct pw_counts pw_retired_counts[PW_MAX_SITES];
+PW_HIDDEN extern uint64_t pw_retired_unmatched, pw_retired_lost;
+
+struct live_sum {
+    uint64_t live, bytes, leaked;
+    uint32_t oldest_t;
+    bool any;
+};
+
+struct pin_pass {
+    struct live_sum *sums;
+    uint32_t nsites;
+    uint32_t now;
+    bool leaked;
+};
+
+static bool
+add_pin(uintptr_t key, const struct pw_pin_info *info, void *arg)
+{
+    (void)key;
+    struct pin_pass *pass = arg;
+    if (info->site >= pass->nsites)
+        return false;
+    struct live_sum *s = &pass->sums[info->site];
+    uint32_t age = pass->now - info->t_ms;
+    if (!s->any || age > pass->now - s->oldest_t)
+        s->oldest_t = info->t_ms;
+    s->any = true;
+    s->live++;
+    s->bytes += info->size;
+    s->leaked += pass->leaked;
+    return false;
+}
+
+static int
+by_row_key(const void *a, const void *b)
+{
+    const struct pw_snap_site *x = a, *y = b;
+    const struct pw_site *sx = pw_site_get(x->site), *sy = pw_site_get(y->site);
+    int c = strcmp(pw_method_name(sx->method), pw_method_name(sy->method));
+    if (c == 0)
+        c = strcmp(pw_method_signature(sx->method), pw_method_signature(sy->method));
+    if (c == 0)
+        c = (int)sx->fn - (int)sy->fn;
+    if (c == 0)
+        c = x->live_bytes < y->live_bytes ? 1 : x->live_bytes > y->live_bytes ? -1 : 0;
+    if (c == 0)
+        c = x->acquired < y->acquired ? 1 : x->acquired > y->acquired ? -1 : 0;
+    return c;
+}
+
+static int
+by_live_bytes(const void *a, const void *b)
+{
+    const struct pw_snap_row *x = a, *y = b;
+    if (x->live_bytes != y->live_bytes)
+        return x->live_bytes < y->live_bytes ? 1 : -1;
+    if (x->live != y->live)
+        return x->live < y->live ? 1 : -1;
+    if (x->acquired != y->acquired)
+        return x->acquired < y->acquired ? 1 : -1;
+    int c = strcmp(x->method, y->method);
+    return c != 0 ? c : (int)x->fn - (int)y->fn;
+}
+
+static void
+group_rows(struct pw_snapshot *snap)
+{
+    qsort(snap->sites, snap->nsites, sizeof(*snap->sites), by_row_key);
+    size_t nrows = 0;
+    for (size_t i = 0; i < snap->nsites; i++) {
+        struct pw_snap_site *s = &snap->sites[i];
+        const struct pw_site *site = pw_site_get(s->site);
+        struct pw_snap_row *row = nrows > 0 ? &snap->rows[nrows - 1] : NULL;
+        const char *name = pw_method_name(site->method), *sig = pw_method_signature(site->method);
+        if (row == NULL || row->fn != site->fn || strcmp(row->method, name) != 0 || strcmp(row->signature, sig) != 0) {
+            row = &snap->rows[nrows++];
+            *row = (struct pw_snap_row){.method = name, .signature = sig, .fn = site->fn, .sites = s};
+        }
+        row->nsites++;
+        row->acquired += s->acquired;
+        row->released += s->released;
+        row->commits += s->commits;
+        row->live += s->live;
+        row->live_bytes += s->live_bytes;
+        row->leaked += s->leaked;
+        if (s->live > 0 && s->oldest_age_ms > row->oldest_age_ms)
+            row->oldest_age_ms = s->oldest_age_ms;
+    }
+    snap->nrows = nrows;
+    qsort(snap->rows, snap->nrows, sizeof(*snap->rows), by_live_bytes);
+}
+
+bool
+pw_snapshot_take(struct pw_snapshot *snap, const char *reason)
+{
+    memset(snap, 0, sizeof(*snap));
+    snap->reason = reason;
+    snap->pid = (long)getpid();
+    snap->uptime_ms = pw_clock_exact_ms();
+    snap->time_ms = pw_clock_epoch_ms();
+
+    uint32_t nsites = pw_site_count();
+    struct pw_counts *counts = calloc(nsites, sizeof(*counts));
+    struct live_sum *sums = calloc(nsites, sizeof(*sums));
+    if (counts == NULL || sums == NULL) {
+        free(counts);
+        free(sums);
+        return false;
+    }
+    struct pin_pass pass = {.sums = sums, .nsites = nsites, .now = (uint32_t)pw_clock_ms()};
+
+    /* Pins move from a thread's table to the leak table only under that
+     * table's lock, and threads cannot start or end while the registry is
+     * read: with every table locked each pin is met exactly once.  The
+     * owners' Get and Release never take their lock, so they run on. */
+    pw_threads_read_lock();
+    memcpy(counts, pw_retired_counts, nsites * sizeof(*counts));
+    snap->totals.unmatched_releases = pw_retired_unmatched;
+    snap->totals.lost = pw_retired_lost;
+    for (struct pw_thread *t = pw_threads_first(); t != NULL; t = t->next)
+        pw_pin_table_lock(&t->pins);
+    for (struct pw_thread *t = pw_threads_first(); t != NULL; t = t->next) {
+        pw_thread_counts_add_to(&t->counts, counts);
+        snap->totals.unmatched_releases += pw_count_read(&t->counts.unmatched_releases);
+        snap->totals.lost += pw_count_read(&t->counts.lost);
+        pw_pin_table_visit(&t->pins, add_pin, &pass);
+    }
+    pass.leaked = true;
+    pw_leak_table_visit(add_pin, &pass);
+    for (struct pw_thread *t = pw_threads_first(); t != NULL; t = t->next)
+        pw_pin_table_unlock(&t->pins);
+    pw_threads_read_unlock();
+
+    size_t active = 0;
+    for (uint32_t i = 0; i < nsites; i++)
+        active += counts[i].acquired > 0 || sums[i].live > 0 || counts[i].released > 0;
+    snap->sites = calloc(active ? active : 1, sizeof(*snap->sites));
+    snap->rows = calloc(active ? active : 1, sizeof(*snap->rows));
+    if (snap->sites == NULL || snap->rows == NULL) {
+        free(counts);
+        free(sums);
+        pw_snapshot_free(snap);
+        return false;
+    }
+    for (uint32_t i = 0; i < nsites; i++) {
+        if (!(counts[i].acquired > 0 || sums[i].live > 0 || counts[i].released > 0))
+            continue;
+        struct pw_snap_site *s = &snap->sites[snap->nsites++];
+        *s = (struct pw_snap_site){
+            .site = i,
+            .ret = (uintptr_t)pw_site_get(i)->ret,
+            .acquired = counts[i].acquired,
+            .released = counts[i].released,
+            .commits = counts[i].commits,
+            .live = sums[i].live,
+            .live_bytes = sums[i].bytes,
+            .leaked = sums[i].leaked,
+            .oldest_age_ms = sums[i].any ? (uint32_t)(pass.now - sums[i].oldest_t) : 0,
+        };
+        snap->totals.acquired += s->acquired;
+        snap->totals.released += s->released;
+        snap->totals.commits += s->commits;
+        snap->totals.live += s->live;
+        snap->totals.live_bytes += s->live_bytes;
+        snap->totals.leaked += s->leaked;
+    }
+    free(counts);
+    free(sums);
+
+    group_rows(snap);
+    /* Distinct methods among the rows that still hold pins. */
+    for (size_t i = 0; i < snap->nrows; i++) {
+        if (snap->rows[i].live == 0)
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = snap->rows[j].live > 0 && strcmp(snap->rows[j].method, snap->rows[i].method) == 0 &&
+                   strcmp(snap->rows[j].signature, snap->rows[i].signature) == 0;
+        snap->totals.methods += !seen;
+    }
+
+    snap->symbols = pw_symbols_open();
+    for (size_t i = 0; i < snap->nsites; i++)
+        pw_symbols_lookup(snap->symbols, snap->sites[i].ret, &snap->sites[i].where);
+    return true;
+}
+
+void
+pw_snapshot_free(struct pw_snapshot *snap)
+{
+    pw_symbols_close(snap->symbols);
+    free(snap->sites);
+    free(snap->rows);
+    memset(snap, 0, sizeof(*snap));
+}

@@ -1,0 +1,29 @@
+/* Naming code addresses at report time, never on the hot path: symbol and
+ * offset, library, and file:line where the library carries DWARF.  libdw
+ * (elfutils) does the ELF and DWARF work: it reads .symtab (so static
+ * helpers are named, which dladdr cannot do) and line tables, and it is
+ * maintained with the toolchain that writes them. */
+#ifndef PW_SYMBOLS_H
+#define PW_SYMBOLS_H
+
+#include "pinwatch.h"
+
+struct pw_symbols;
+
+struct pw_location {
+    const char *symbol;  /* NULL when unknown (JIT code, stripped library) */
+    uint64_t offset;     /* from the symbol's start */
+    const char *library; /* path of the mapped file, NULL when unknown */
+    const char *file;    /* source file, NULL without DWARF */
+    int line;            /* 0 without DWARF */
+};
+
+/* A view of the process's mappings as they are now. */
+PW_HIDDEN struct pw_symbols *pw_symbols_open(void);
+PW_HIDDEN void pw_symbols_close(struct pw_symbols *s);
+
+/* Strings stay valid until pw_symbols_close.  ret is a return address: the
+ * call it belongs to is looked up at ret - 1. */
+PW_HIDDEN void pw_symbols_lookup(struct pw_symbols *s, uintptr_t ret, struct pw_location *out);
+
+#endif

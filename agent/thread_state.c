@@ -1,0 +1,144 @@
+#include "thread_state.h"
+#include "leak_table.h"
+#include "log.h"
+#include "methods.h"
+
+#include <stdlib.h>
+
+_Static_assert(offsetof(struct pw_thread, depth) == PW_T_DEPTH, "native_entry.S");
+_Static_assert(offsetof(struct pw_thread, serial) == PW_T_SERIAL, "native_entry.S");
+_Static_assert(offsetof(struct pw_thread, too_deep) == PW_T_TOO_DEEP, "native_entry.S");
+_Static_assert(offsetof(struct pw_thread, frames) == PW_T_FRAMES, "native_entry.S");
+_Static_assert(offsetof(struct pw_frame, method) == PW_F_METHOD, "native_entry.S");
+_Static_assert(offsetof(struct pw_frame, ret) == PW_F_RET, "native_entry.S");
+_Static_assert(offsetof(struct pw_frame, serial) == PW_F_SERIAL, "native_entry.S");
+_Static_assert(offsetof(struct pw_frame, live) == PW_F_LIVE, "native_entry.S");
+_Static_assert(sizeof(struct pw_frame) == 1u << PW_FRAME_SHIFT, "native_entry.S");
+
+__thread struct pw_thread *pw_tls_self;
+
+static pthread_key_t exit_key;
+static pthread_rwlock_t registry_lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct pw_thread *registry;
+
+/* Counters of threads that have ended, guarded by the registry lock. */
+PW_HIDDEN struct pw_counts pw_retired_counts[PW_MAX_SITES];
+PW_HIDDEN uint64_t pw_retired_unmatched, pw_retired_lost;
+
+/* A pin that outlives its thread is a leak: it can no longer be released
+ * by the thread that took it, and a report must still see it. */
+static bool
+move_to_leaks(uintptr_t key, const struct pw_pin_info *info, void *arg)
+{
+    struct pw_thread *t = arg;
+    if (!pw_leak_table_insert(key, info))
+        pw_count_add(&t->counts.lost, 1);
+    return true;
+}
+
+static void
+thread_ended(void *arg)
+{
+    struct pw_thread *t = arg;
+    pw_tls_self = NULL;
+    pthread_rwlock_wrlock(&registry_lock);
+    pw_pin_table_lock(&t->pins);
+    pw_pin_table_visit(&t->pins, move_to_leaks, t);
+    pw_pin_table_unlock(&t->pins);
+    pw_thread_counts_add_to(&t->counts, pw_retired_counts);
+    pw_retired_unmatched += t->counts.unmatched_releases;
+    pw_retired_lost += t->counts.lost;
+    *t->prevp = t->next;
+    if (t->next != NULL)
+        t->next->prevp = t->prevp;
+    pthread_rwlock_unlock(&registry_lock);
+    pw_pin_table_free(&t->pins);
+    pw_thread_counts_free(&t->counts);
+    free(t);
+}
+
+bool
+pw_threads_init(void)
+{
+    int rc = pthread_key_create(&exit_key, thread_ended);
+    if (rc != 0) {
+        pw_log_error("pthread_key_create failed (error %d)", rc);
+        return false;
+    }
+    return true;
+}
+
+struct pw_thread *
+pw_thread_create(void)
+{
+    struct pw_thread *t = calloc(1, sizeof(*t));
+    if (t == NULL)
+        return NULL;
+    if (!pw_pin_table_init(&t->pins)) {
+        free(t);
+        return NULL;
+    }
+    /* The key's destructor runs when the thread exits, whether the JVM
+     * made it or it attached itself and never detached. */
+    if (pthread_setspecific(exit_key, t) != 0) {
+        pw_pin_table_free(&t->pins);
+        free(t);
+        return NULL;
+    }
+    pthread_rwlock_wrlock(&registry_lock);
+    t->next = registry;
+    t->prevp = &registry;
+    if (registry != NULL)
+        registry->prevp = &t->next;
+    registry = t;
+    pthread_rwlock_unlock(&registry_lock);
+    pw_tls_self = t;
+    return t;
+}
+
+void
+pw_threads_read_lock(void)
+{
+    pthread_rwlock_rdlock(&registry_lock);
+}
+
+void
+pw_threads_read_unlock(void)
+{
+    pthread_rwlock_unlock(&registry_lock);
+}
+
+struct pw_thread *
+pw_threads_first(void)
+{
+    return registry;
+}
+
+struct returned {
+    struct pw_thread *thread;
+    uint32_t serial;
+};
+
+static bool
+leaked_by_invocation(uintptr_t key, const struct pw_pin_info *info, void *arg)
+{
+    struct returned *r = arg;
+    if (info->serial != r->serial)
+        return false;
+    if (!pw_leak_table_insert(key, info))
+        pw_count_add(&r->thread->counts.lost, 1);
+    pw_count_add(&pw_counts_of(&r->thread->counts, info->site)->leaked_at_return, 1);
+    return true;
+}
+
+void
+pw_invocation_returned(struct pw_thread *t, struct pw_frame *f)
+{
+    struct returned r = {.thread = t, .serial = f->serial};
+    /* The lock keeps a report or another thread's release out of the table
+     * while pins leave it; the owner's own hot path never waits on it. */
+    pw_pin_table_lock(&t->pins);
+    pw_pin_table_visit(&t->pins, leaked_by_invocation, &r);
+    pw_pin_table_unlock(&t->pins);
+    f->live = 0;
+}

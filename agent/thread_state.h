@@ -1,0 +1,88 @@
+/* Per-thread state: the shadow stack of Java native methods the thread is
+ * inside, its own table of live pins and its own counters.  The hot path
+ * touches nothing else, which is what keeps it free of global locks and of
+ * cache lines shared between threads. */
+#ifndef PW_THREAD_STATE_H
+#define PW_THREAD_STATE_H
+
+#include "pinwatch.h"
+#include "native_entry.h"
+#include "pin_table.h"
+#include "site_table.h"
+
+#include <pthread.h>
+
+struct pw_method;
+
+/* One invocation of a Java native method.  native_entry.S fills and pops
+ * these; the layout is fixed by the PW_F_* offsets it uses. */
+struct pw_frame {
+    struct pw_method *method; /* PW_F_METHOD */
+    void *ret;                /* PW_F_RET: where the native method returns to */
+    uint32_t serial;          /* PW_F_SERIAL: tells invocations of one method apart */
+    uint32_t live;            /* PW_F_LIVE: pins this invocation took still in the thread's table */
+    uint64_t reserved;
+};
+
+#define PW_SITE_CACHE 64
+
+struct pw_site_cache_entry {
+    void *ret;
+    const struct pw_method *method;
+    uint32_t fn;
+    uint32_t site;
+};
+
+struct pw_thread {
+    uint32_t depth;     /* PW_T_DEPTH: frames in use */
+    uint32_t serial;    /* PW_T_SERIAL: last invocation serial handed out */
+    uint32_t too_deep;  /* PW_T_TOO_DEEP: invocations beyond PW_MAX_DEPTH */
+    uint32_t critical;  /* critical regions this thread holds open */
+    uint64_t pad[6];
+    struct pw_frame frames[PW_MAX_DEPTH]; /* PW_T_FRAMES */
+
+    struct pw_pin_table pins;
+    struct pw_thread_counts counts;
+    struct pw_site_cache_entry site_cache[PW_SITE_CACHE];
+
+    /* Registry links, guarded by the registry lock. */
+    struct pw_thread *next;
+    struct pw_thread **prevp;
+};
+
+/* initial-exec: one %fs-relative load, no __tls_get_addr on the hot path. */
+extern __thread struct pw_thread *pw_tls_self __attribute__((tls_model("initial-exec"))) PW_HIDDEN;
+
+/* The calling thread's state, created on first use; NULL only when memory
+ * ran out (the caller then passes the call on untracked). */
+PW_HIDDEN struct pw_thread *pw_thread_create(void);
+
+static inline struct pw_thread *
+pw_thread_self(void)
+{
+    struct pw_thread *t = pw_tls_self;
+    return PW_LIKELY(t != NULL) ? t : pw_thread_create();
+}
+
+/* The innermost tracked native method invocation, or NULL on a thread that
+ * is in none (a natively attached thread). */
+static inline struct pw_frame *
+pw_thread_top(struct pw_thread *t)
+{
+    uint32_t d = t->depth;
+    return d == 0 ? NULL : &t->frames[d - 1];
+}
+
+PW_HIDDEN bool pw_threads_init(void);
+
+/* The registry of live threads.  Readers are the dump and the slow path of
+ * a release that misses its own thread's table. */
+PW_HIDDEN void pw_threads_read_lock(void);
+PW_HIDDEN void pw_threads_read_unlock(void);
+PW_HIDDEN struct pw_thread *pw_threads_first(void);
+
+/* Called by native_entry.S when a native method returns while pins it took
+ * are still in the thread's table: they become leaked. */
+PW_HIDDEN void pw_invocation_returned(struct pw_thread *t, struct pw_frame *f);
+
+#endif
