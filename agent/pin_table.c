@@ -110,21 +110,34 @@ pw_pin_table_insert(struct pw_pin_table *tab, uintptr_t key, const struct pw_pin
     }
 }
 
-/* The owner needs no lock: slots and mask change only under its own hand. */
+/* Removal protocol.  The owner removes with a plain load and store: a
+ * locked instruction here would cost as much as the rest of a release.
+ * Another thread removes in two steps, key -> BUSY -> TOMB, both by
+ * compare-and-swap; if the owner's store lands between them (both released
+ * the same pin at once) the second swap fails and the other thread backs
+ * off, so a pin is never removed twice.  Fields are read while the slot is
+ * still ours; the owner reuses a slot only once it reads TOMB. */
 static bool
-take(struct pw_pin_slot *s, uintptr_t key, uintptr_t mark, struct pw_pin_info *out)
+take_own(struct pw_pin_slot *s, struct pw_pin_info *out)
+{
+    if (out != NULL)
+        *out = s->info;
+    atomic_store_explicit(&s->key, PW_KEY_TOMB, memory_order_release);
+    return true;
+}
+
+static bool
+take_remote(struct pw_pin_slot *s, uintptr_t key, struct pw_pin_info *out)
 {
     uintptr_t expected = key;
-    struct pw_pin_info info = s->info;
-    if (!atomic_compare_exchange_strong_explicit(&s->key, &expected, mark, memory_order_acq_rel,
+    if (!atomic_compare_exchange_strong_explicit(&s->key, &expected, PW_KEY_BUSY, memory_order_acq_rel,
                                                  memory_order_relaxed))
         return false;
-    if (mark == PW_KEY_BUSY) {
-        /* Another thread's slot: read what it holds while it is ours, then
-         * let the owner reuse it. */
-        info = s->info;
-        atomic_store_explicit(&s->key, PW_KEY_TOMB, memory_order_release);
-    }
+    struct pw_pin_info info = s->info;
+    expected = PW_KEY_BUSY;
+    if (!atomic_compare_exchange_strong_explicit(&s->key, &expected, PW_KEY_TOMB, memory_order_acq_rel,
+                                                 memory_order_relaxed))
+        return false;
     if (out != NULL)
         *out = info;
     return true;
@@ -139,8 +152,8 @@ pw_pin_table_remove(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info 
         uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
         if (k == PW_KEY_EMPTY)
             return false;
-        if (k == key && take(s, key, PW_KEY_TOMB, out))
-            return true;
+        if (k == key)
+            return take_own(s, out);
         i = (i + 1) & tab->mask;
     }
 }
@@ -174,7 +187,7 @@ pw_pin_table_remove_remote(struct pw_pin_table *tab, uintptr_t key, struct pw_pi
             uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
             if (k == PW_KEY_EMPTY)
                 break;
-            if (k == key && take(s, key, PW_KEY_BUSY, out)) {
+            if (k == key && take_remote(s, key, out)) {
                 found = true;
                 break;
             }
@@ -200,6 +213,6 @@ pw_pin_table_visit(struct pw_pin_table *tab, pw_pin_visit_fn fn, void *arg)
         if (atomic_load_explicit(&s->key, memory_order_acquire) != key)
             continue;
         if (fn(key, &info, arg))
-            take(s, key, PW_KEY_BUSY, NULL);
+            take_remote(s, key, NULL);
     }
 }

@@ -24,6 +24,8 @@ frame_json(struct pw_strbuf *out, const struct pw_snap_site *s)
         pw_strbuf_json_string(out, w->file);
         pw_strbuf_printf(out, ",\"line\":%d", w->line);
     }
+    if (s->tail_call)
+        pw_strbuf_puts(out, ",\"tail_call\":true");
     pw_strbuf_puts(out, "}");
 }
 

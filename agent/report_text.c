@@ -28,6 +28,8 @@ site_line(struct pw_strbuf *out, const struct pw_snap_site *s)
         pw_strbuf_printf(out, " (%s)", basename_of(w->library));
     if (w->file != NULL)
         pw_strbuf_printf(out, " %s:%d", basename_of(w->file), w->line);
+    if (s->tail_call)
+        pw_strbuf_puts(out, " (tail call)");
     pw_strbuf_puts(out, "\n");
 }
 

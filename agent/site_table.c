@@ -93,14 +93,13 @@ pw_counts_chunk_alloc(struct pw_thread_counts *c, uint32_t chunk)
 }
 
 void
-pw_thread_counts_add_to(const struct pw_thread_counts *c, struct pw_counts *sums)
+pw_thread_counts_add_to(const struct pw_thread_counts *c, struct pw_counts *sums, uint32_t n)
 {
-    uint32_t n = pw_site_count();
     for (uint32_t chunk = 0; chunk * PW_COUNT_CHUNK < n; chunk++) {
         const struct pw_counts *counts = __atomic_load_n(&c->chunks[chunk], __ATOMIC_ACQUIRE);
         if (counts == NULL)
             continue;
-        for (uint32_t i = 0; i < PW_COUNT_CHUNK; i++) {
+        for (uint32_t i = 0; i < PW_COUNT_CHUNK && chunk * PW_COUNT_CHUNK + i < n; i++) {
             struct pw_counts *sum = &sums[chunk * PW_COUNT_CHUNK + i];
             sum->acquired += pw_count_read(&counts[i].acquired);
             sum->released += pw_count_read(&counts[i].released);

@@ -73,9 +73,8 @@ pw_count_read(const uint64_t *counter)
     return __atomic_load_n(counter, __ATOMIC_RELAXED);
 }
 
-/* Adds a thread's counters to sums[] (PW_MAX_SITES entries) and frees
- * nothing; pw_thread_counts_free releases its chunks. */
-PW_HIDDEN void pw_thread_counts_add_to(const struct pw_thread_counts *c, struct pw_counts *sums);
+/* Adds a thread's counters for sites 0 .. n - 1 to sums[0 .. n - 1]. */
+PW_HIDDEN void pw_thread_counts_add_to(const struct pw_thread_counts *c, struct pw_counts *sums, uint32_t n);
 PW_HIDDEN void pw_thread_counts_free(struct pw_thread_counts *c);
 
 #endif

@@ -2,6 +2,7 @@
 #include "clock.h"
 #include "leak_table.h"
 #include "methods.h"
+#include "native_entry.h"
 #include "thread_state.h"
 
 #include <stdlib.h>
@@ -131,7 +132,7 @@ pw_snapshot_take(struct pw_snapshot *snap, const char *reason)
     for (struct pw_thread *t = pw_threads_first(); t != NULL; t = t->next)
         pw_pin_table_lock(&t->pins);
     for (struct pw_thread *t = pw_threads_first(); t != NULL; t = t->next) {
-        pw_thread_counts_add_to(&t->counts, counts);
+        pw_thread_counts_add_to(&t->counts, counts, nsites);
         snap->totals.unmatched_releases += pw_count_read(&t->counts.unmatched_releases);
         snap->totals.lost += pw_count_read(&t->counts.lost);
         pw_pin_table_visit(&t->pins, add_pin, &pass);
@@ -191,8 +192,21 @@ pw_snapshot_take(struct pw_snapshot *snap, const char *reason)
     }
 
     snap->symbols = pw_symbols_open();
-    for (size_t i = 0; i < snap->nsites; i++)
-        pw_symbols_lookup(snap->symbols, snap->sites[i].ret, &snap->sites[i].where);
+    for (size_t i = 0; i < snap->nsites; i++) {
+        struct pw_snap_site *s = &snap->sites[i];
+        const struct pw_method *m = pw_site_get(s->site)->method;
+        if (s->ret == (uintptr_t)pw_native_exit && m != NULL && m->orig != NULL) {
+            /* A Get made as the native method's tail call returns straight
+             * to our exit: the caller is the native function itself, whose
+             * start is the best address there is. */
+            s->tail_call = true;
+            s->ret = (uintptr_t)m->orig;
+            pw_symbols_lookup(snap->symbols, s->ret + 1, &s->where);
+            s->where.offset = 0;
+        } else {
+            pw_symbols_lookup(snap->symbols, s->ret, &s->where);
+        }
+    }
     return true;
 }
 

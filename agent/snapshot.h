@@ -14,6 +14,7 @@ struct pw_snap_site {
     uint64_t live, live_bytes, leaked;
     uint64_t oldest_age_ms;
     struct pw_location where; /* symbolised after the copy */
+    bool tail_call;           /* the native method's last act was the Get */
 };
 
 struct pw_snap_row {

@@ -45,7 +45,7 @@ thread_ended(void *arg)
     pw_pin_table_lock(&t->pins);
     pw_pin_table_visit(&t->pins, move_to_leaks, t);
     pw_pin_table_unlock(&t->pins);
-    pw_thread_counts_add_to(&t->counts, pw_retired_counts);
+    pw_thread_counts_add_to(&t->counts, pw_retired_counts, PW_MAX_SITES);
     pw_retired_unmatched += t->counts.unmatched_releases;
     pw_retired_lost += t->counts.lost;
     *t->prevp = t->next;
