@@ -7,15 +7,31 @@
 #include "methods.h"
 #include "options.h"
 #include "report.h"
+#include "suppress.h"
 #include "thread_state.h"
 #include "tracker.h"
+#include "trigger.h"
 
+#include <inttypes.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static jvmtiEnv *jvmti;
 static struct pw_options options;
 static atomic_bool running;
+static int exit_status_override;
+
+/* exitcode=: the JVM has finished its own exit work (the launcher's or
+ * System.exit's call to exit() runs this late, as it was registered early);
+ * only the status changes. */
+static void
+apply_exit_status(void)
+{
+    if (exit_status_override != 0)
+        _exit(exit_status_override);
+}
 
 static void JNICALL
 on_vm_start(jvmtiEnv *env, JNIEnv *jni)
@@ -35,7 +51,14 @@ static void JNICALL
 on_vm_death(jvmtiEnv *env, JNIEnv *jni)
 {
     pw_methods_name_all(env);
-    pw_report_write("exit", &options);
+    struct pw_snap_totals totals;
+    if (!pw_report_write("exit", &options, &totals) || options.exitcode == 0)
+        return;
+    if (totals.leaked_unsuppressed > 0) {
+        pw_log_info("exit status %d: %" PRIu64 " leaked pin%s", options.exitcode, totals.leaked_unsuppressed,
+                    totals.leaked_unsuppressed == 1 ? "" : "s");
+        exit_status_override = options.exitcode;
+    }
 }
 
 /* jcmd <pid> JVMTI.data_dump (Attach Listener thread) or SIGQUIT (Signal
@@ -44,7 +67,28 @@ static void JNICALL
 on_data_dump(jvmtiEnv *env)
 {
     pw_methods_name_all(env);
-    pw_report_write("jcmd", &options);
+    pw_report_write("jcmd", &options, NULL);
+}
+
+/* Loaded again into a JVM where pinwatch runs: the option string is a
+ * command.  jcmd prints the return code, so a refusal is visible there. */
+static jint
+command(const struct pw_options *cmd, const char *text)
+{
+    if (!cmd->dump || cmd->threshold != 10000 || cmd->interval_ms != 0 || cmd->exitcode != 0 ||
+        cmd->suppress[0] != '\0') {
+        pw_log_error("pinwatch already runs in this JVM: a second load takes only "
+                     "'dump[,file=PATH][,format=text|json]', not '%.200s'",
+                     text != NULL ? text : "");
+        return PINWATCH_BAD_OPTIONS;
+    }
+    struct pw_options once = options;
+    if (cmd->file[0] != '\0')
+        memcpy(once.file, cmd->file, sizeof(once.file));
+    if (cmd->format_set)
+        once.format = cmd->format;
+    pw_methods_name_all(jvmti);
+    return pw_report_write("command", &once, NULL) ? PINWATCH_OK : PINWATCH_JVMTI_FAILED;
 }
 
 static jint
@@ -61,9 +105,17 @@ start(JavaVM *vm, const char *text, bool attached)
         fflush(stderr);
         return PINWATCH_HELP_SHOWN;
     }
-    if (atomic_exchange(&running, true)) {
-        pw_log_warn("already running in this JVM; options '%s' ignored", text != NULL ? text : "");
-        return PINWATCH_OK;
+    if (atomic_exchange(&running, true))
+        return command(&parsed, text);
+    if (parsed.dump) {
+        pw_log_error("'dump' is a command for a JVM where pinwatch already runs (load the library again)");
+        atomic_store(&running, false);
+        return PINWATCH_BAD_OPTIONS;
+    }
+    if (parsed.suppress[0] != '\0' && !pw_suppress_load(parsed.suppress, err, sizeof(err))) {
+        pw_log_error("%s", err);
+        atomic_store(&running, false);
+        return PINWATCH_BAD_OPTIONS;
     }
     options = parsed;
 
@@ -96,6 +148,9 @@ start(JavaVM *vm, const char *text, bool attached)
     if (!pw_threads_init() || !pw_methods_init(env))
         goto failed;
     pw_clock_start();
+    pw_trigger_start(&options);
+    if (options.exitcode != 0)
+        atexit(apply_exit_status);
     jvmti = env;
     pw_tracker_jvmti = env;
     pw_tracker_attached_late = attached;

@@ -3,12 +3,51 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define TICK_NS (2 * 1000 * 1000)
 
 _Atomic uint64_t pw_clock_now_ms;
 static struct timespec started;
+static uint64_t process_age_at_start_ms;
+
+/* The process's age when the agent started: /proc/self/stat's start time
+ * (field 22, clock ticks after boot) against /proc/uptime. */
+static uint64_t
+process_age_ms(void)
+{
+    char buf[1024];
+    double up = 0;
+    FILE *f = fopen("/proc/uptime", "re");
+    if (f == NULL)
+        return 0;
+    int ok = fscanf(f, "%lf", &up);
+    fclose(f);
+    f = fopen("/proc/self/stat", "re");
+    if (ok != 1 || f == NULL) {
+        if (f != NULL)
+            fclose(f);
+        return 0;
+    }
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    /* The command name may hold spaces and parentheses: fields count from
+     * the last ')'. */
+    char *p = strrchr(buf, ')');
+    unsigned long long start = 0;
+    for (int field = 2; p != NULL && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    if (p == NULL || sscanf(p + 1, "%llu", &start) != 1)
+        return 0;
+    long hz = sysconf(_SC_CLK_TCK);
+    double age = up - (double)start / (double)(hz > 0 ? hz : 100);
+    return age > 0 ? (uint64_t)(age * 1000.0) : 0;
+}
+
 
 static uint64_t
 since_start_ms(void)
@@ -17,6 +56,12 @@ since_start_ms(void)
     clock_gettime(CLOCK_MONOTONIC, &now);
     int64_t ns = (int64_t)(now.tv_sec - started.tv_sec) * 1000000000 + (now.tv_nsec - started.tv_nsec);
     return ns > 0 ? (uint64_t)ns / 1000000u : 0;
+}
+
+uint64_t
+pw_clock_uptime_ms(void)
+{
+    return process_age_at_start_ms + since_start_ms();
 }
 
 uint64_t
@@ -49,6 +94,7 @@ bool
 pw_clock_start(void)
 {
     clock_gettime(CLOCK_MONOTONIC, &started);
+    process_age_at_start_ms = process_age_ms();
     pthread_attr_t attr;
     pthread_t thread;
     sigset_t all, old;

@@ -24,6 +24,10 @@ pw_clock_ms(void)
 /* Exact milliseconds since the agent started (a system call's worth). */
 PW_HIDDEN uint64_t pw_clock_exact_ms(void);
 
+/* Milliseconds since the process (the JVM) started, also after a late
+ * attach. */
+PW_HIDDEN uint64_t pw_clock_uptime_ms(void);
+
 /* Wall-clock milliseconds since the epoch, for report timestamps. */
 PW_HIDDEN uint64_t pw_clock_epoch_ms(void);
 

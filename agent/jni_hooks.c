@@ -50,7 +50,7 @@ acquired_elements(JNIEnv *env, enum pw_function fn, void *ret, const void *p, ja
     struct pw_thread *t = pw_thread_self();
     if (PW_UNLIKELY(t == NULL))
         return;
-    uint32_t site = pw_track_site(t, fn, ret);
+    uint32_t site = pw_track_site(env, t, fn, ret);
     pw_track_acquire(t, site, p, array_bytes(env, t, array, elem_size));
 }
 
@@ -129,7 +129,7 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
     struct pw_thread *t = pw_thread_self();
     if (PW_UNLIKELY(t == NULL))
         return real.GetPrimitiveArrayCritical(env, array, is_copy);
-    uint32_t site = pw_track_site(t, PW_FN_ARRAY_CRITICAL, ret);
+    uint32_t site = pw_track_site(env, t, PW_FN_ARRAY_CRITICAL, ret);
     uint64_t size = 0;
     if (t->critical == 0 && array != NULL) {
         struct pw_site *s = pw_site_get(site);
@@ -167,7 +167,7 @@ hook_GetStringChars(JNIEnv *env, jstring string, jboolean *is_copy)
     const jchar *p = real.GetStringChars(env, string, is_copy);
     struct pw_thread *t;
     if (p != NULL && (t = pw_thread_self()) != NULL) {
-        uint32_t site = pw_track_site(t, PW_FN_STRING_CHARS, ret);
+        uint32_t site = pw_track_site(env, t, PW_FN_STRING_CHARS, ret);
         uint64_t size = t->critical == 0 ? (uint64_t)real.GetStringLength(env, string) * 2 : 0;
         pw_track_acquire(t, site, p, size);
     }
@@ -188,7 +188,7 @@ hook_GetStringUTFChars(JNIEnv *env, jstring string, jboolean *is_copy)
     const char *p = real.GetStringUTFChars(env, string, is_copy);
     struct pw_thread *t;
     if (p != NULL && (t = pw_thread_self()) != NULL) {
-        uint32_t site = pw_track_site(t, PW_FN_STRING_UTF_CHARS, ret);
+        uint32_t site = pw_track_site(env, t, PW_FN_STRING_UTF_CHARS, ret);
         pw_track_acquire(t, site, p, strlen(p) + 1);
     }
     return p;
@@ -208,7 +208,7 @@ hook_GetStringCritical(JNIEnv *env, jstring string, jboolean *is_copy)
     struct pw_thread *t = pw_thread_self();
     if (PW_UNLIKELY(t == NULL))
         return real.GetStringCritical(env, string, is_copy);
-    uint32_t site = pw_track_site(t, PW_FN_STRING_CRITICAL, ret);
+    uint32_t site = pw_track_site(env, t, PW_FN_STRING_CRITICAL, ret);
     uint64_t size = t->critical == 0 && string != NULL ? (uint64_t)real.GetStringLength(env, string) * 2 : 0;
     const jchar *p = real.GetStringCritical(env, string, is_copy);
     if (p != NULL) {
@@ -231,6 +231,12 @@ hook_ReleaseStringCritical(JNIEnv *env, jstring string, const jchar *chars)
 }
 
 static atomic_bool installed;
+
+const struct JNINativeInterface_ *
+pw_jni_real(void)
+{
+    return &real;
+}
 
 bool
 pw_jni_hooks_install(jvmtiEnv *jvmti)

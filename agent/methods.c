@@ -1,7 +1,11 @@
 #include "methods.h"
+#include "jni_hooks.h"
+#include "jni_names.h"
 #include "log.h"
 #include "native_entry.h"
 
+#include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,6 +198,37 @@ can_name(jvmtiEnv *jvmti)
            (phase == JVMTI_PHASE_START || phase == JVMTI_PHASE_LIVE);
 }
 
+/* The method record and thunk for a binding, made on first sight.  Called
+ * with bind_lock held; NULL when thunks cannot be made. */
+static struct pw_method *
+thunk_for(jmethodID method, void *address)
+{
+    if (thunks_disabled)
+        return NULL;
+    struct pw_method *m = binding_find(method, address);
+    if (m != NULL)
+        return m;
+    m = method_alloc();
+    if (m == NULL) {
+        /* Without thunks pins are still counted, charged to the caller
+         * method or to <native thread>. */
+        pw_log_warn("cannot map memory for native method entries; methods bound from now on are not "
+                    "told apart");
+        thunks_disabled = true;
+        return NULL;
+    }
+    m->orig = address;
+    m->id = method;
+    write_thunk(m);
+    if (!binding_add(m)) {
+        thunks_disabled = true;
+        return NULL;
+    }
+    m->next = all_methods;
+    all_methods = m;
+    return m;
+}
+
 void JNICALL
 pw_on_native_method_bind(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method, void *address,
                          void **new_address)
@@ -201,33 +236,12 @@ pw_on_native_method_bind(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID
     if (address == NULL || new_address == NULL)
         return;
     pthread_mutex_lock(&bind_lock);
-    if (thunks_disabled || in_arena(address))
-        goto out;
-    struct pw_method *m = binding_find(method, address);
-    if (m == NULL) {
-        m = method_alloc();
-        if (m == NULL) {
-            /* Without thunks pins are still counted, charged to the caller
-             * method or to <native thread>. */
-            pw_log_warn("cannot map memory for native method entries; methods bound from now on are not "
-                        "told apart");
-            thunks_disabled = true;
-            goto out;
-        }
-        m->orig = address;
-        m->id = method;
-        write_thunk(m);
-        if (!binding_add(m)) {
-            thunks_disabled = true;
-            goto out;
-        }
-        m->next = all_methods;
-        all_methods = m;
+    struct pw_method *m = in_arena(address) ? NULL : thunk_for(method, address);
+    if (m != NULL) {
+        if (can_name(jvmti))
+            name_method(jvmti, m);
+        *new_address = m->code;
     }
-    if (can_name(jvmti))
-        name_method(jvmti, m);
-    *new_address = m->code;
-out:
     pthread_mutex_unlock(&bind_lock);
 }
 
@@ -260,6 +274,52 @@ pw_method_unbound(jvmtiEnv *jvmti, jmethodID id)
         name_method(jvmti, m);
     pthread_mutex_unlock(&bind_lock);
     return m;
+}
+
+void
+pw_method_rebind(jvmtiEnv *jvmti, JNIEnv *env, struct pw_method *m, void *ret)
+{
+    const char *name = atomic_load(&m->name), *sig = atomic_load(&m->signature);
+    Dl_info info;
+    const ElfW(Sym) *sym = NULL;
+    if (name == NULL || sig == NULL || env == NULL ||
+        dladdr1((char *)ret - 1, &info, (void **)&sym, RTLD_DL_SYMENT) == 0 || sym == NULL ||
+        info.dli_sname == NULL || info.dli_saddr == NULL)
+        return;
+    uintptr_t start = (uintptr_t)info.dli_saddr, call = (uintptr_t)ret - 1;
+    if (call < start || call >= start + sym->st_size)
+        return; /* dladdr named the nearest exported symbol, not the caller */
+    char short_name[1024], long_name[2048];
+    if (!pw_jni_symbol(name, NULL, short_name, sizeof(short_name)) ||
+        !pw_jni_symbol(name, sig, long_name, sizeof(long_name)))
+        return;
+    if (strcmp(info.dli_sname, short_name) != 0 && strcmp(info.dli_sname, long_name) != 0)
+        return;
+    /* The JVM ignores a binding to the function it already has, so the
+     * method is bound straight to a thunk made for that function; the bind
+     * event then sees one of our own thunks and lets it be. */
+    pthread_mutex_lock(&bind_lock);
+    struct pw_method *bound = thunk_for(m->id, info.dli_saddr);
+    if (bound != NULL) {
+        atomic_store(&bound->signature, atomic_load(&m->signature));
+        atomic_store(&bound->name, atomic_load(&m->name));
+    }
+    pthread_mutex_unlock(&bind_lock);
+    jclass klass = NULL;
+    if (bound == NULL || (*jvmti)->GetMethodDeclaringClass(jvmti, m->id, &klass) != JVMTI_ERROR_NONE ||
+        klass == NULL)
+        return;
+    const char *dot = strrchr(name, '.');
+    char *method_name = strdup(dot + 1), *method_sig = strdup(sig);
+    const struct JNINativeInterface_ *jni = pw_jni_real();
+    if (method_name != NULL && method_sig != NULL) {
+        JNINativeMethod binding = {method_name, method_sig, bound->code};
+        if (jni->RegisterNatives(env, klass, &binding, 1) != JNI_OK)
+            jni->ExceptionClear(env);
+    }
+    free(method_name);
+    free(method_sig);
+    jni->DeleteLocalRef(env, klass);
 }
 
 const char *

@@ -16,6 +16,7 @@ struct pw_method {
      * name the method (start or live phase); read by reports. */
     _Atomic(char *) name;
     _Atomic(char *) signature;
+    atomic_bool rebind_tried;
     struct pw_method *next;
 };
 
@@ -33,6 +34,12 @@ PW_HIDDEN void pw_methods_name_all(jvmtiEnv *jvmti);
 /* The method record for a jmethodID met without a bind event (a method
  * bound before a late attach): named, not thunked. */
 PW_HIDDEN struct pw_method *pw_method_unbound(jvmtiEnv *jvmti, jmethodID id);
+
+/* After a late attach: a method bound before it (m from pw_method_unbound)
+ * whose Get was made from ret is bound again, to the same function, so that
+ * NativeMethodBind gives it a thunk.  Only when ret lies in the function
+ * the JVM links by name (Java_..., exported), so the binding is unchanged. */
+PW_HIDDEN void pw_method_rebind(jvmtiEnv *jvmti, JNIEnv *env, struct pw_method *m, void *ret);
 
 /* Display name for reports; never NULL. */
 PW_HIDDEN const char *pw_method_name(const struct pw_method *m);

@@ -30,6 +30,77 @@ set_format(struct pw_options *opts, const char *value, size_t len)
         opts->format = PW_FORMAT_JSON;
     else
         return false;
+    opts->format_set = true;
+    return true;
+}
+
+/* A decimal integer in [0, max] made of digits only: no sign, no spaces,
+ * no suffix, so "10k" or "-1" are refused rather than half-read. */
+static bool
+parse_uint(const char *value, size_t len, uint64_t max, uint64_t *out)
+{
+    if (len == 0 || len > 20)
+        return false;
+    uint64_t n = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (value[i] < '0' || value[i] > '9')
+            return false;
+        unsigned d = (unsigned)(value[i] - '0');
+        if (n > (max - d) / 10)
+            return false;
+        n = n * 10 + d;
+    }
+    *out = n;
+    return true;
+}
+
+static bool
+set_threshold(struct pw_options *opts, const char *value, size_t len)
+{
+    return parse_uint(value, len, UINT64_C(1) << 40, &opts->threshold);
+}
+
+/* Seconds with up to three decimals ("0.25"); at most a week. */
+static bool
+set_interval(struct pw_options *opts, const char *value, size_t len)
+{
+    const char *dot = memchr(value, '.', len);
+    size_t ilen = dot != NULL ? (size_t)(dot - value) : len;
+    uint64_t secs = 0, frac = 0;
+    if (ilen > 0 && !parse_uint(value, ilen, 7 * 24 * 3600, &secs))
+        return false;
+    if (dot != NULL) {
+        size_t flen = len - ilen - 1;
+        if (flen == 0 || flen > 3 || !parse_uint(dot + 1, flen, 999, &frac))
+            return false;
+        for (size_t i = flen; i < 3; i++)
+            frac *= 10;
+    } else if (ilen == 0) {
+        return false;
+    }
+    opts->interval_ms = secs * 1000 + frac;
+    /* A non-zero interval shorter than 10 ms would spend the machine on
+     * reports. */
+    return opts->interval_ms == 0 || opts->interval_ms >= 10;
+}
+
+static bool
+set_exitcode(struct pw_options *opts, const char *value, size_t len)
+{
+    uint64_t n;
+    if (!parse_uint(value, len, 255, &n) || n == 0)
+        return false;
+    opts->exitcode = (int)n;
+    return true;
+}
+
+static bool
+set_suppress(struct pw_options *opts, const char *value, size_t len)
+{
+    if (len == 0 || len >= sizeof(opts->suppress))
+        return false;
+    memcpy(opts->suppress, value, len);
+    opts->suppress[len] = '\0';
     return true;
 }
 
@@ -38,6 +109,16 @@ static const struct option_spec specs[] = {
      "append every report to PATH (created 0600; %p is replaced by the pid)", set_file},
     {"format", "text|json", "text",
      "text: an aligned table for people; json: JSON Lines, one line per report", set_format},
+    {"threshold", "N", "10000",
+     "write a report when N live pins are reached, again at 2N, 4N, ...; 0 turns it off", set_threshold},
+    {"interval", "SECONDS", "0",
+     "write a report every SECONDS (decimals allowed, at least 0.01); 0 turns it off", set_interval},
+    {"exitcode", "N", "off",
+     "after the exit report, end the process with status N (1-255) if leaked pins remain", set_exitcode},
+    {"suppress", "FILE", "none",
+     "rules for pins kept on purpose: method:GLOB, library:GLOB, function:NAME, # comments", set_suppress},
+    {"dump", "", "",
+     "when loaded again into a JVM where pinwatch runs: write a report now (with file=, format=)", NULL},
     {"help", "", "",
      "print this list and stop the JVM", NULL},
 };
@@ -47,6 +128,7 @@ pw_options_defaults(struct pw_options *opts)
 {
     memset(opts, 0, sizeof(*opts));
     opts->format = PW_FORMAT_TEXT;
+    opts->threshold = 10000;
 }
 
 const char *
@@ -73,6 +155,10 @@ parse_item(const char *item, size_t len, struct pw_options *opts, char *err, siz
 
     if (keylen == 4 && memcmp(item, "help", 4) == 0 && eq == NULL) {
         opts->help = true;
+        return true;
+    }
+    if (keylen == 4 && memcmp(item, "dump", 4) == 0 && eq == NULL) {
+        opts->dump = true;
         return true;
     }
     for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {

@@ -15,7 +15,13 @@ enum pw_format { PW_FORMAT_TEXT, PW_FORMAT_JSON };
 struct pw_options {
     char file[PW_PATH_MAX]; /* empty: stderr; "%p" expands to the pid */
     enum pw_format format;
+    uint64_t threshold;      /* live pins that trigger a report; 0: off */
+    uint64_t interval_ms;    /* period of reports; 0: off */
+    int exitcode;            /* exit status when leaks remain at exit; 0: off */
+    char suppress[PW_PATH_MAX]; /* suppression file; empty: none */
     bool help;
+    bool dump;               /* command: write a report now (second load only) */
+    bool format_set;         /* format= was given (a command keeps the running one otherwise) */
 };
 
 PW_HIDDEN void pw_options_defaults(struct pw_options *opts);

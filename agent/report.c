@@ -4,10 +4,88 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* What the previous report said of each row, for the change since then
+ * (guarded by report_lock).  Method names are owned by method records,
+ * which live as long as the process. */
+struct seen_row {
+    const char *method, *signature;
+    uint32_t fn;
+    uint64_t live, acquired;
+};
+static struct seen_row *seen;
+static size_t nseen;
+static uint64_t seen_uptime_ms;
+static bool seen_any;
+
+static int
+seen_cmp(const char *method, const char *signature, uint32_t fn, const struct seen_row *r)
+{
+    int c = strcmp(method, r->method);
+    if (c == 0)
+        c = strcmp(signature, r->signature);
+    if (c == 0)
+        c = (int)fn - (int)r->fn;
+    return c;
+}
+
+static int
+seen_order(const void *a, const void *b)
+{
+    const struct seen_row *x = a;
+    return seen_cmp(x->method, x->signature, x->fn, b);
+}
+
+static const struct seen_row *
+seen_find(const struct pw_snap_row *row)
+{
+    size_t lo = 0, hi = nseen;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = seen_cmp(row->method, row->signature, row->fn, &seen[mid]);
+        if (c == 0)
+            return &seen[mid];
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return NULL;
+}
+
+/* Fills each row's change since the previous report, then remembers this
+ * one for the next. */
+static void
+apply_deltas(struct pw_snapshot *snap)
+{
+    snap->since_ms = seen_any ? snap->uptime_ms - seen_uptime_ms : 0;
+    for (size_t i = 0; i < snap->nrows; i++) {
+        struct pw_snap_row *r = &snap->rows[i];
+        const struct seen_row *before = seen_find(r);
+        uint64_t live0 = before != NULL ? before->live : 0, acq0 = before != NULL ? before->acquired : 0;
+        r->live_delta = (int64_t)r->live - (int64_t)live0;
+        r->acquired_delta = r->acquired >= acq0 ? r->acquired - acq0 : 0;
+        r->acquired_per_s = snap->since_ms > 0 ? (double)r->acquired_delta * 1000.0 / (double)snap->since_ms : 0.0;
+    }
+    struct seen_row *next = malloc((snap->nrows ? snap->nrows : 1) * sizeof(*next));
+    if (next == NULL)
+        return; /* the next report's deltas then run from an older one */
+    for (size_t i = 0; i < snap->nrows; i++) {
+        const struct pw_snap_row *r = &snap->rows[i];
+        next[i] = (struct seen_row){r->method, r->signature, r->fn, r->live, r->acquired};
+    }
+    qsort(next, snap->nrows, sizeof(*next), seen_order);
+    free(seen);
+    seen = next;
+    nseen = snap->nrows;
+    seen_uptime_ms = snap->uptime_ms;
+    seen_any = true;
+}
 
 /* "%p" -> pid; "%%" -> "%". */
 static bool
@@ -79,16 +157,19 @@ emit(const struct pw_options *opts, const struct pw_strbuf *text)
         return; /* nowhere left to say it */
 }
 
-void
-pw_report_write(const char *reason, const struct pw_options *opts)
+bool
+pw_report_write(const char *reason, const struct pw_options *opts, struct pw_snap_totals *totals)
 {
     pthread_mutex_lock(&report_lock);
     struct pw_snapshot snap;
     if (!pw_snapshot_take(&snap, reason)) {
         pw_log_error("out of memory taking a %s report", reason);
         pthread_mutex_unlock(&report_lock);
-        return;
+        return false;
     }
+    apply_deltas(&snap);
+    if (totals != NULL)
+        *totals = snap.totals;
     struct pw_strbuf text;
     pw_strbuf_init(&text);
     if (opts->format == PW_FORMAT_JSON)
@@ -102,4 +183,5 @@ pw_report_write(const char *reason, const struct pw_options *opts)
     pw_strbuf_free(&text);
     pw_snapshot_free(&snap);
     pthread_mutex_unlock(&report_lock);
+    return true;
 }

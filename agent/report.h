@@ -12,7 +12,8 @@
 PW_HIDDEN void pw_report_text(const struct pw_snapshot *snap, struct pw_strbuf *out);
 PW_HIDDEN void pw_report_json(const struct pw_snapshot *snap, struct pw_strbuf *out);
 
-/* Writes one report; file and format come from opts. */
-PW_HIDDEN void pw_report_write(const char *reason, const struct pw_options *opts);
+/* Writes one report; file and format come from opts.  The report's totals
+ * go to totals when it is not NULL; false when no report could be made. */
+PW_HIDDEN bool pw_report_write(const char *reason, const struct pw_options *opts, struct pw_snap_totals *totals);
 
 #endif

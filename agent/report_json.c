@@ -38,15 +38,19 @@ pw_report_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
                      PINWATCH_VERSION, snap->pid);
     pw_strbuf_json_string(out, snap->reason);
     pw_strbuf_printf(out,
-                     ",\"time_ms\":%" PRIu64 ",\"uptime_ms\":%" PRIu64 ",\"totals\":{\"acquired\":%" PRIu64
+                     ",\"time_ms\":%" PRIu64 ",\"uptime_ms\":%" PRIu64 ",\"since_ms\":%" PRIu64
+                     ",\"totals\":{\"acquired\":%" PRIu64
                      ",\"released\":%" PRIu64 ",\"live\":%" PRIu64 ",\"live_bytes\":%" PRIu64
-                     ",\"leaked\":%" PRIu64 ",\"held\":%" PRIu64 ",\"commits\":%" PRIu64
+                     ",\"leaked\":%" PRIu64 ",\"held\":%" PRIu64 ",\"suppressed\":%" PRIu64 ",\"commits\":%" PRIu64
                      ",\"unmatched_releases\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"methods\":%" PRIu64
                      ",\"rows\":%zu},\"rows\":[",
-                     snap->time_ms, snap->uptime_ms, t->acquired, t->released, t->live, t->live_bytes, t->leaked,
-                     t->live - t->leaked, t->commits, t->unmatched_releases, t->lost, t->methods, snap->nrows);
+                     snap->time_ms, snap->uptime_ms, snap->since_ms, t->acquired, t->released, t->live, t->live_bytes,
+                     t->leaked, t->live - t->leaked, t->suppressed, t->commits, t->unmatched_releases, t->lost, t->methods, snap->nrows);
     for (size_t i = 0; i < snap->nrows; i++) {
         const struct pw_snap_row *r = &snap->rows[i];
+        /* Printed by hand: printf's %f follows the process locale, which
+         * may write a decimal comma. */
+        uint64_t tenths = (uint64_t)(r->acquired_per_s * 10.0 + 0.5);
         pw_strbuf_puts(out, i ? ",{\"method\":" : "{\"method\":");
         pw_strbuf_json_string(out, r->method);
         pw_strbuf_puts(out, ",\"signature\":");
@@ -54,10 +58,12 @@ pw_report_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
         pw_strbuf_printf(out,
                          ",\"function\":\"%s\",\"acquired\":%" PRIu64 ",\"released\":%" PRIu64
                          ",\"live\":%" PRIu64 ",\"live_bytes\":%" PRIu64 ",\"leaked\":%" PRIu64
-                         ",\"held\":%" PRIu64 ",\"commits\":%" PRIu64 ",\"oldest_age_ms\":%" PRIu64
-                         ",\"sites\":[",
+                         ",\"held\":%" PRIu64 ",\"suppressed\":%" PRIu64 ",\"commits\":%" PRIu64
+                         ",\"oldest_age_ms\":%" PRIu64 ",\"live_delta\":%" PRId64 ",\"acquired_delta\":%" PRIu64
+                         ",\"acquired_per_s\":%" PRIu64 ".%" PRIu64 ",\"sites\":[",
                          pw_function_name(r->fn), r->acquired, r->released, r->live, r->live_bytes, r->leaked,
-                         r->live - r->leaked, r->commits, r->oldest_age_ms);
+                         r->live - r->leaked, r->suppressed, r->commits, r->oldest_age_ms, r->live_delta,
+                         r->acquired_delta, tenths / 10, tenths % 10);
         for (size_t j = 0; j < r->nsites; j++) {
             const struct pw_snap_site *s = &r->sites[j];
             pw_strbuf_printf(out,

@@ -45,26 +45,36 @@ pw_report_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
     const struct pw_snap_totals *t = &snap->totals;
     pw_strbuf_printf(out,
                      "pinwatch: %" PRIu64 " live pins, %" PRIu64 " bytes, in %" PRIu64
-                     " native method%s (reason: %s, pid %ld, uptime %" PRIu64 ".%" PRIu64 " s)\n",
+                     " native method%s (reason: %s, pid %ld, uptime %" PRIu64 ".%" PRIu64 " s",
                      t->live, t->live_bytes, t->methods, t->methods == 1 ? "" : "s", snap->reason, snap->pid,
                      snap->uptime_ms / 1000, (snap->uptime_ms % 1000) / 100);
+    if (snap->since_ms > 0)
+        pw_strbuf_printf(out, ", %" PRIu64 ".%" PRIu64 " s since the previous report", snap->since_ms / 1000,
+                         (snap->since_ms % 1000) / 100);
+    pw_strbuf_puts(out, ")\n");
     size_t live_rows = 0;
     for (size_t i = 0; i < snap->nrows; i++)
         live_rows += snap->rows[i].live > 0;
+    bool deltas = snap->since_ms > 0;
     if (live_rows > 0) {
-        pw_strbuf_puts(out, "        LIVE      BYTES    LEAKED  ACQUIRED  RELEASED  OLDEST  FUNCTION                   "
-                            "NATIVE METHOD\n");
+        pw_strbuf_puts(out, "        LIVE      BYTES    LEAKED      HELD  ACQUIRED  RELEASED  OLDEST");
+        if (deltas)
+            pw_strbuf_puts(out, "    +LIVE     ACQ/S");
+        pw_strbuf_puts(out, "  FUNCTION                   NATIVE METHOD\n");
         for (size_t i = 0; i < snap->nrows; i++) {
             const struct pw_snap_row *r = &snap->rows[i];
             if (r->live == 0)
                 continue;
             char oldest[32];
             age(oldest, sizeof(oldest), r->oldest_age_ms);
-            pw_strbuf_printf(out,
-                             "    %8" PRIu64 " %10" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
-                             " %7s  %-25s  %s%s\n",
-                             r->live, r->live_bytes, r->leaked, r->acquired, r->released, oldest,
-                             pw_function_name(r->fn), r->method, r->signature);
+            pw_strbuf_printf(out, "    %8" PRIu64 " %10" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %7s",
+                             r->live, r->live_bytes, r->leaked, r->live - r->leaked, r->acquired, r->released, oldest);
+            if (deltas)
+                pw_strbuf_printf(out, " %+8" PRId64 " %9" PRIu64, r->live_delta, (uint64_t)(r->acquired_per_s + 0.5));
+            pw_strbuf_printf(out, "  %-25s  %s%s", pw_function_name(r->fn), r->method, r->signature);
+            if (r->suppressed > 0)
+                pw_strbuf_printf(out, "  (%" PRIu64 " suppressed)", r->suppressed);
+            pw_strbuf_puts(out, "\n");
             for (size_t j = 0; j < r->nsites; j++)
                 if (r->sites[j].live > 0)
                     site_line(out, &r->sites[j]);
@@ -87,9 +97,10 @@ pw_report_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
     }
     pw_strbuf_printf(out,
                      "  totals: acquired %" PRIu64 ", released %" PRIu64 ", live %" PRIu64 " (%" PRIu64
-                     " bytes, %" PRIu64 " leaked), commits %" PRIu64 ", unmatched releases %" PRIu64 "\n",
-                     t->acquired, t->released, t->live, t->live_bytes, t->leaked, t->commits,
-                     t->unmatched_releases);
+                     " bytes, %" PRIu64 " leaked, %" PRIu64 " held, %" PRIu64 " suppressed), commits %" PRIu64
+                     ", unmatched releases %" PRIu64 "\n",
+                     t->acquired, t->released, t->live, t->live_bytes, t->leaked, t->live - t->leaked, t->suppressed,
+                     t->commits, t->unmatched_releases);
     if (t->lost > 0)
         pw_strbuf_printf(out, "  WARNING: %" PRIu64 " operations were not recorded for lack of memory\n", t->lost);
 }

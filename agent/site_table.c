@@ -1,5 +1,10 @@
 #include "site_table.h"
 
+#include "methods.h"
+#include "native_entry.h"
+#include "suppress.h"
+
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -30,6 +35,19 @@ site_is(const struct pw_site *s, const struct pw_method *method, uint32_t fn, vo
     return s->ret == ret && s->method == method && s->fn == fn;
 }
 
+/* Decided once, when the site is made, so that the hot path and the
+ * threshold count only read a flag. */
+static bool
+site_suppressed(const struct pw_method *method, uint32_t fn, void *ret)
+{
+    Dl_info info;
+    const char *library = NULL;
+    void *code = ret == (void *)pw_native_exit && method != NULL ? method->orig : (char *)ret - 1;
+    if (code != NULL && dladdr(code, &info) != 0)
+        library = info.dli_fname;
+    return pw_suppress_match(method != NULL ? pw_method_name(method) : NULL, library, fn);
+}
+
 uint32_t
 pw_site_intern(const struct pw_method *method, uint32_t fn, void *ret)
 {
@@ -58,6 +76,7 @@ pw_site_intern(const struct pw_method *method, uint32_t fn, void *ret)
         sites[fresh].method = method;
         sites[fresh].fn = fn;
         sites[fresh].ret = ret;
+        sites[fresh].suppressed = pw_suppress_any() && site_suppressed(method, fn, ret);
         atomic_store_explicit(&site_count, fresh + 1, memory_order_release);
         atomic_store_explicit(&site_index[i], fresh, memory_order_release);
         found = fresh;

@@ -22,6 +22,8 @@ struct pw_site {
     void *ret;                      /* return address of the Get call */
     uint32_t fn;                    /* enum pw_function */
     _Atomic uint32_t elem_size;     /* criticals: element size, 0 until known */
+    bool suppressed;                /* matches a suppression rule; set before publication */
+    atomic_bool leak_noted;         /* a LEAK line was written for this site */
 };
 
 /* Returns the site's id, creating it on first sight (the only path that

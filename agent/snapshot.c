@@ -33,9 +33,10 @@ add_pin(uintptr_t key, const struct pw_pin_info *info, void *arg)
     if (info->site >= pass->nsites)
         return false;
     struct live_sum *s = &pass->sums[info->site];
-    uint32_t age = pass->now - info->t_ms;
-    if (!s->any || age > pass->now - s->oldest_t)
-        s->oldest_t = info->t_ms;
+    /* A pin taken after this report read the clock is as young as can be. */
+    uint32_t t_ms = (int32_t)(pass->now - info->t_ms) < 0 ? pass->now : info->t_ms;
+    if (!s->any || pass->now - t_ms > pass->now - s->oldest_t)
+        s->oldest_t = t_ms;
     s->any = true;
     s->live++;
     s->bytes += info->size;
@@ -95,6 +96,7 @@ group_rows(struct pw_snapshot *snap)
         row->live += s->live;
         row->live_bytes += s->live_bytes;
         row->leaked += s->leaked;
+        row->suppressed += s->suppressed;
         if (s->live > 0 && s->oldest_age_ms > row->oldest_age_ms)
             row->oldest_age_ms = s->oldest_age_ms;
     }
@@ -108,7 +110,7 @@ pw_snapshot_take(struct pw_snapshot *snap, const char *reason)
     memset(snap, 0, sizeof(*snap));
     snap->reason = reason;
     snap->pid = (long)getpid();
-    snap->uptime_ms = pw_clock_exact_ms();
+    snap->uptime_ms = pw_clock_uptime_ms();
     snap->time_ms = pw_clock_epoch_ms();
 
     uint32_t nsites = pw_site_count();
@@ -167,6 +169,7 @@ pw_snapshot_take(struct pw_snapshot *snap, const char *reason)
             .live = sums[i].live,
             .live_bytes = sums[i].bytes,
             .leaked = sums[i].leaked,
+            .suppressed = pw_site_get(i)->suppressed ? sums[i].live : 0,
             .oldest_age_ms = sums[i].any ? (uint32_t)(pass.now - sums[i].oldest_t) : 0,
         };
         snap->totals.acquired += s->acquired;
@@ -175,6 +178,9 @@ pw_snapshot_take(struct pw_snapshot *snap, const char *reason)
         snap->totals.live += s->live;
         snap->totals.live_bytes += s->live_bytes;
         snap->totals.leaked += s->leaked;
+        snap->totals.suppressed += s->suppressed;
+        if (s->suppressed == 0)
+            snap->totals.leaked_unsuppressed += s->leaked;
     }
     free(counts);
     free(sums);

@@ -11,7 +11,7 @@ struct pw_snap_site {
     uint32_t site;
     uintptr_t ret;
     uint64_t acquired, released, commits;
-    uint64_t live, live_bytes, leaked;
+    uint64_t live, live_bytes, leaked, suppressed;
     uint64_t oldest_age_ms;
     struct pw_location where; /* symbolised after the copy */
     bool tail_call;           /* the native method's last act was the Get */
@@ -21,14 +21,19 @@ struct pw_snap_row {
     const char *method, *signature; /* owned by the method records */
     uint32_t fn;
     uint64_t acquired, released, commits;
-    uint64_t live, live_bytes, leaked;
+    uint64_t live, live_bytes, leaked, suppressed;
     uint64_t oldest_age_ms;
     struct pw_snap_site *sites; /* points into pw_snapshot.sites */
     size_t nsites;
+    /* Change since the previous report (report.c fills these). */
+    int64_t live_delta;
+    uint64_t acquired_delta;
+    double acquired_per_s;
 };
 
 struct pw_snap_totals {
-    uint64_t acquired, released, commits, live, live_bytes, leaked;
+    uint64_t acquired, released, commits, live, live_bytes, leaked, suppressed;
+    uint64_t leaked_unsuppressed; /* what exitcode= looks at */
     uint64_t unmatched_releases, lost;
     uint64_t methods;
 };
@@ -37,6 +42,7 @@ struct pw_snapshot {
     const char *reason;
     long pid;
     uint64_t uptime_ms, time_ms;
+    uint64_t since_ms; /* since the previous report; 0 for the first */
     struct pw_snap_totals totals;
     struct pw_snap_row *rows;
     size_t nrows;

@@ -2,6 +2,7 @@
 #include "leak_table.h"
 #include "log.h"
 #include "methods.h"
+#include "trigger.h"
 
 #include <stdlib.h>
 
@@ -41,6 +42,8 @@ thread_ended(void *arg)
 {
     struct pw_thread *t = arg;
     pw_tls_self = NULL;
+    if (pw_trigger_threshold_on)
+        pw_trigger_publish(t);
     pthread_rwlock_wrlock(&registry_lock);
     pw_pin_table_lock(&t->pins);
     pw_pin_table_visit(&t->pins, move_to_leaks, t);
@@ -114,10 +117,39 @@ pw_threads_first(void)
     return registry;
 }
 
+#define NOTED_PER_RETURN 8
+
 struct returned {
     struct pw_thread *thread;
     uint32_t serial;
+    /* The sites this return leaks at that have no LEAK line yet. */
+    struct {
+        uint32_t site;
+        uint64_t pins, bytes;
+    } first[NOTED_PER_RETURN];
+    size_t nfirst;
 };
+
+static void
+note_first_leak(struct returned *r, const struct pw_pin_info *info)
+{
+    struct pw_site *site = pw_site_get(info->site);
+    if (atomic_load_explicit(&site->leak_noted, memory_order_relaxed))
+        return;
+    for (size_t i = 0; i < r->nfirst; i++) {
+        if (r->first[i].site == info->site) {
+            r->first[i].pins++;
+            r->first[i].bytes += info->size;
+            return;
+        }
+    }
+    if (r->nfirst < NOTED_PER_RETURN) {
+        r->first[r->nfirst].site = info->site;
+        r->first[r->nfirst].pins = 1;
+        r->first[r->nfirst].bytes = info->size;
+        r->nfirst++;
+    }
+}
 
 static bool
 leaked_by_invocation(uintptr_t key, const struct pw_pin_info *info, void *arg)
@@ -128,6 +160,7 @@ leaked_by_invocation(uintptr_t key, const struct pw_pin_info *info, void *arg)
     if (!pw_leak_table_insert(key, info))
         pw_count_add(&r->thread->counts.lost, 1);
     pw_count_add(&pw_counts_of(&r->thread->counts, info->site)->leaked_at_return, 1);
+    note_first_leak(r, info);
     return true;
 }
 
@@ -141,4 +174,12 @@ pw_invocation_returned(struct pw_thread *t, struct pw_frame *f)
     pw_pin_table_visit(&t->pins, leaked_by_invocation, &r);
     pw_pin_table_unlock(&t->pins);
     f->live = 0;
+    /* A leak is a step change worth seeing at once in the threshold count. */
+    if (pw_trigger_threshold_on)
+        pw_trigger_publish(t);
+    for (size_t i = 0; i < r.nfirst; i++) {
+        struct pw_site *site = pw_site_get(r.first[i].site);
+        if (!atomic_exchange(&site->leak_noted, true))
+            pw_trigger_leak_note(r.first[i].site, r.first[i].pins, r.first[i].bytes);
+    }
 }

@@ -38,7 +38,9 @@ struct pw_thread {
     uint32_t serial;    /* PW_T_SERIAL: last invocation serial handed out */
     uint32_t too_deep;  /* PW_T_TOO_DEEP: invocations beyond PW_MAX_DEPTH */
     uint32_t critical;  /* critical regions this thread holds open */
-    uint64_t pad[6];
+    int32_t live_pending; /* live pins not yet published to the threshold count */
+    uint32_t pad32;
+    uint64_t pad[5];
     struct pw_frame frames[PW_MAX_DEPTH]; /* PW_T_FRAMES */
 
     struct pw_pin_table pins;

@@ -2,6 +2,7 @@
 #include "clock.h"
 #include "leak_table.h"
 #include "methods.h"
+#include "trigger.h"
 
 jvmtiEnv *pw_tracker_jvmti;
 bool pw_tracker_attached_late;
@@ -10,7 +11,7 @@ bool pw_tracker_attached_late;
  * a late attach, inside a method bound before pinwatch came: the JVM knows
  * which (a JVMTI call, the slow path the thunks exist to avoid). */
 static const struct pw_method *
-method_without_frame(void)
+method_without_frame(JNIEnv *env, struct pw_thread *t, void *ret)
 {
     if (!pw_tracker_attached_late || pw_tracker_jvmti == NULL)
         return &pw_method_native_thread;
@@ -21,15 +22,20 @@ method_without_frame(void)
     if ((*jvmti)->GetFrameLocation(jvmti, NULL, 0, &id, &loc) != JVMTI_ERROR_NONE || id == NULL ||
         (*jvmti)->IsMethodNative(jvmti, id, &native) != JVMTI_ERROR_NONE || !native)
         return &pw_method_native_thread;
-    const struct pw_method *m = pw_method_unbound(jvmti, id);
-    return m != NULL ? m : &pw_method_native_thread;
+    struct pw_method *m = pw_method_unbound(jvmti, id);
+    if (m == NULL)
+        return &pw_method_native_thread;
+    /* Once per method, and never inside a critical region (a JNI call). */
+    if (t->critical == 0 && !atomic_exchange(&m->rebind_tried, true))
+        pw_method_rebind(jvmti, env, m, ret);
+    return m;
 }
 
 uint32_t
-pw_track_site(struct pw_thread *t, uint32_t fn, void *ret)
+pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
 {
     struct pw_frame *f = pw_thread_top(t);
-    const struct pw_method *m = f != NULL ? f->method : method_without_frame();
+    const struct pw_method *m = f != NULL ? f->method : method_without_frame(env, t, ret);
     uintptr_t h = ((uintptr_t)ret ^ ((uintptr_t)m >> 4) ^ fn) * 0x9E3779B97F4A7C15ull;
     struct pw_site_cache_entry *e = &t->site_cache[h >> (64 - 6)];
     if (PW_LIKELY(e->ret == ret && e->method == m && e->fn == fn && e->site != 0))
@@ -57,9 +63,19 @@ pw_track_acquire(struct pw_thread *t, uint32_t site, const void *ptr, uint64_t s
     }
     if (f != NULL)
         f->live++;
+    if (!pw_site_get(site)->suppressed)
+        pw_trigger_count(t, 1);
 }
 
 /* The invocation that took a pin no longer holds it. */
+static void
+counted_release(struct pw_thread *t, const struct pw_pin_info *info)
+{
+    pw_count_add(&pw_counts_of(&t->counts, info->site)->released, 1);
+    if (!pw_site_get(info->site)->suppressed)
+        pw_trigger_count(t, -1);
+}
+
 static void
 frame_released(struct pw_thread *t, uint32_t serial)
 {
@@ -125,12 +141,12 @@ pw_track_release(struct pw_thread *t, const void *ptr, jint mode)
         return;
     }
     if (PW_LIKELY(pw_pin_table_remove(&t->pins, key, &info))) {
-        pw_count_add(&pw_counts_of(&t->counts, info.site)->released, 1);
+        counted_release(t, &info);
         frame_released(t, info.serial);
         return;
     }
     if (remove_elsewhere(t, key, &info))
-        pw_count_add(&pw_counts_of(&t->counts, info.site)->released, 1);
+        counted_release(t, &info);
     else
         pw_count_add(&t->counts.unmatched_releases, 1);
 }

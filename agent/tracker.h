@@ -12,8 +12,9 @@ PW_HIDDEN extern jvmtiEnv *pw_tracker_jvmti;
  * thread in none of ours asks the JVM which native method it is in. */
 PW_HIDDEN extern bool pw_tracker_attached_late;
 
-/* The site of a Get made from ret on this thread, for function fn. */
-PW_HIDDEN uint32_t pw_track_site(struct pw_thread *t, uint32_t fn, void *ret);
+/* The site of a Get made from ret on this thread, for function fn.  env
+ * is used only after a late attach, to bind a method anew. */
+PW_HIDDEN uint32_t pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret);
 
 /* A Get returned ptr (never NULL) of size bytes. */
 PW_HIDDEN void pw_track_acquire(struct pw_thread *t, uint32_t site, const void *ptr, uint64_t size);

@@ -1,0 +1,14 @@
+/* The names the JVM looks up when it links a native method lazily: the JNI
+ * specification's "Java_" + mangled class + "_" + mangled method (short
+ * form), followed by "__" + mangled argument types (long form). */
+#ifndef PW_JNI_NAMES_H
+#define PW_JNI_NAMES_H
+
+#include "pinwatch.h"
+
+/* java_name is "pkg.Outer$Inner.method" as reports print it; signature the
+ * JNI signature "(J[J)[J" (only needed for the long form, else NULL).
+ * False when out is too small or the input is malformed. */
+PW_HIDDEN bool pw_jni_symbol(const char *java_name, const char *signature, char *out, size_t len);
+
+#endif
