@@ -20,9 +20,9 @@ import sys
 import time
 import traceback
 
-from jvmtest import (JVM_TIMEOUT, SKIP, Context, JvmRun, TestFailure, expect, expect_row,
-                     load_report, modified_utf8_size, row_name, rows_of,
-                     source_line, tail)
+from jvmtest import (JVM_TIMEOUT, SKIP, Context, JvmRun, Session, TestFailure, check_series,
+                     expect, expect_row, find_row, jcmd_return_code, load_report,
+                     modified_utf8_size, read_dumps, row_name, rows_of, source_line, tail)
 
 LZ4_JAR = '/usr/share/java/lz4-java.jar'
 LZ4_JNI_DIR = '/usr/lib/x86_64-linux-gnu/jni'
@@ -411,6 +411,509 @@ def case_options(ctx):
     expect(report, 'no options: expected the exit report on stderr, stderr is empty')
 
 
+# --------------------------------------------------------------------------
+# Triggers, leaked vs held, exit status, suppressions, late attach
+# --------------------------------------------------------------------------
+
+# Lets jcmd JVMTI.agent_load in without JDK 21+'s dynamic-loading warning;
+# accepted (and harmless) on JDK 17.
+ATTACH_FLAGS = ['-XX:+EnableDynamicAgentLoading']
+
+# "pin(s)" in the contract: "pin", "pins" and a literal "pin(s)" all pass.
+LEAK_LINE = re.compile(r'^\[pinwatch\] LEAK (\S+) returned holding (\d+) (\w+) pin(?:s|\(s\))? '
+                       r'\((\d+) bytes\) taken at (\S+):(\d+)\s*$')
+EXIT_STATUS_LINE = re.compile(r'^\[pinwatch\] exit status (\d+): (\d+) leaked pins\s*$')
+
+
+def _dumps_so_far(path, reason):
+    """Complete JSON lines with this reason written to path so far."""
+    if not os.path.exists(path):
+        return []
+    with open(path, encoding='utf-8') as f:
+        lines = f.read().split('\n')[:-1]      # the last element is unfinished
+    found = []
+    for line in lines:
+        try:
+            dump = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(dump, dict) and dump.get('reason') == reason:
+            found.append(dump)
+    return found
+
+
+def _wait_for_dump(path, reason, what, timeout=30):
+    deadline = time.monotonic() + timeout
+    while not _dumps_so_far(path, reason) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    expect(_dumps_so_far(path, reason), 'no dump with reason "%s" in %s within %d s of %s',
+           reason, path, timeout, what)
+
+
+def _leak_lines(stderr):
+    """Every "[pinwatch] LEAK" line of stderr, parsed; one that does not
+    follow the documented format is a failure."""
+    found = []
+    lines = stderr.splitlines()
+    if stderr and not stderr.endswith('\n'):
+        lines.pop()                 # still being written
+    for line in lines:
+        if not line.startswith('[pinwatch] LEAK'):
+            continue
+        m = LEAK_LINE.match(line)
+        expect(m, 'LEAK line not in the format "[pinwatch] LEAK <method> returned holding <N> '
+               '<GetXxx> pin(s) (<B> bytes) taken at <file>:<line>": %s', line)
+        found.append(m)
+    return found
+
+
+def _expect_leak_line(ctx, lines, method, function, count, nbytes, marker):
+    mine = [m for m in lines if m.group(1) == method and m.group(3) == function]
+    expect(len(mine) == 1, 'expected exactly one LEAK line for %s %s, got %d:\n  %s',
+           method, function, len(mine), '\n  '.join(m.group(0) for m in mine) or '(none)')
+    m = mine[0]
+    line = source_line(ctx.fixture_src, marker)
+    got = (int(m.group(2)), int(m.group(4)), os.path.basename(m.group(5)), int(m.group(6)))
+    want = (count, nbytes, os.path.basename(ctx.fixture_src), line)
+    expect(got == want, 'LEAK line for %s %s: expected (pins, bytes, file, line) %s, got %s: %s',
+           method, function, want, got, m.group(0))
+
+
+def case_leaked_held(ctx):
+    report = ctx.report_path()
+    method = 'pinwatch.fixtures.LeakedHeld.work'
+    sig = '([J[II)V'
+    with Session(ctx, ctx.java_argv('LeakedHeld')) as s:
+        s.run.report_path = report
+        m = s.wait_for(r'^READY (\d+)$')
+        expect(int(m.group(1)) == s.pid, 'fixture pid %s is not the java process %d',
+               m.group(1), s.pid)
+        # The first leak (call 1 of 1000) is announced at once, not at exit.
+        deadline = time.monotonic() + 5
+        while (not any(m.group(3) == 'GetLongArrayElements' for m in _leak_lines(s.stderr_text()))
+               and time.monotonic() < deadline):
+            time.sleep(0.05)
+        early = _leak_lines(s.stderr_text())
+        _expect_leak_line(ctx, early, method, 'GetLongArrayElements', 1, 251 * 8,
+                          'pw-site: leaked-held-long')
+        expect(not [m for m in early if m.group(3) == 'GetIntArrayElements'],
+               'a LEAK line for the 10 int[] pins while work() still holds them: %s',
+               [m.group(0) for m in early])
+        s.jcmd('JVMTI.data_dump')
+        _wait_for_dump(report, 'jcmd', 'jcmd JVMTI.data_dump')
+        s.send('go')
+        rc = s.finish()
+    expect(rc == 0, 'JVM exit status: expected 0, got %s', rc)
+    expect('DONE' in s.stdout_text(), 'fixture did not print DONE')
+
+    dumps, last = load_report(report, extended=True)
+    check_series(dumps)
+    jcmds = [d for d in dumps if d['reason'] == 'jcmd']
+    expect(len(jcmds) == 1, 'expected exactly one "jcmd" dump, got %d', len(jcmds))
+    # While call 1001 blocks in work(): the 1000 earlier calls' pins are
+    # leaked (they returned), the 10 of the running call are held.
+    expect_row(jcmds[0], method, 'GetLongArrayElements', sig, acquired=1000, released=0,
+               live=1000, leaked=1000, held=0, live_bytes=1000 * 251 * 8)
+    expect_row(jcmds[0], method, 'GetIntArrayElements', sig, acquired=10, released=0,
+               live=10, leaked=0, held=10, live_bytes=10 * 257 * 4)
+    t = jcmds[0]['totals']
+    expect((t['leaked'], t['held']) == (1000, 10),
+           'jcmd dump: totals (leaked, held) expected (1000, 10), got (%d, %d)',
+           t['leaked'], t['held'])
+    # work() returned without releasing the 10: now leaked too.
+    expect_row(last, method, 'GetLongArrayElements', sig, live=1000, leaked=1000, held=0)
+    expect_row(last, method, 'GetIntArrayElements', sig, live=10, leaked=10, held=0)
+    t = last['totals']
+    expect((t['leaked'], t['held']) == (1010, 0),
+           'exit dump: totals (leaked, held) expected (1010, 0), got (%d, %d)',
+           t['leaked'], t['held'])
+
+    # Exactly one line per site over the whole run, though the long[] site
+    # leaked 1000 times.
+    lines = _leak_lines(s.stderr_text())
+    _expect_leak_line(ctx, lines, method, 'GetLongArrayElements', 1, 251 * 8,
+                      'pw-site: leaked-held-long')
+    _expect_leak_line(ctx, lines, method, 'GetIntArrayElements', 10, 10 * 257 * 4,
+                      'pw-site: leaked-held-int')
+
+
+def _slow_leak(ctx, options, count, pause_ms, tail_ms):
+    """SlowLeak with the given extra agent options; returns (dumps, exit dump)
+    after the common checks."""
+    report = ctx.report_path('slow-%d.jsonl' % len(ctx.runs))
+    ctx.run_java('SlowLeak', [str(count), str(pause_ms), str(tail_ms)],
+                 agent_options='file=%s,format=json,%s' % (report, options), report_path=report)
+    dumps, last = load_report(report, extended=True)
+    check_series(dumps)
+    expect_row(last, 'SlowLeak.drip', 'GetIntArrayElements', '([I)V', acquired=count,
+               released=0, live=count, leaked=count, held=0, live_bytes=count * 263 * 4)
+    return dumps, last
+
+
+def case_threshold(ctx):
+    # 400 leaks, one per ~2 ms: crossings at 100, 200 and 400 pins.
+    dumps, _ = _slow_leak(ctx, 'threshold=100', 400, 2, 500)
+    reasons = [d['reason'] for d in dumps]
+    expect(set(reasons) <= {'threshold', 'exit'}, 'unexpected reasons: %s', reasons)
+    lives = [d['totals']['live'] for d in dumps if d['reason'] == 'threshold']
+    expect(len(lives) == 3, 'threshold=100, 400 leaks: expected 3 "threshold" reports (at 100, '
+           '200, 400), got %d with totals.live %s', len(lives), lives)
+    for live, n in zip(lives, (100, 200, 400)):
+        expect(n <= live < n + 50, 'threshold reports: totals.live %s, expected each in [N, N+50) '
+               'for N = 100, 200, 400', lives)
+
+    dumps, _ = _slow_leak(ctx, 'threshold=0', 400, 0, 300)
+    reasons = [d['reason'] for d in dumps]
+    expect(reasons == ['exit'], 'threshold=0: expected only the exit report, got reasons %s',
+           reasons)
+
+    # 120 pins taken inside one work() call that then blocks: seen at most 16
+    # late, and reported by the agent's own thread while the caller waits.
+    report = ctx.report_path('held.jsonl')
+    argv = ctx.java_argv('LeakedHeld', ['0', '120'],
+                         agent_options='file=%s,format=json,threshold=100' % report)
+    with Session(ctx, argv) as s:
+        s.run.report_path = report
+        s.wait_for(r'^READY (\d+)$')
+        _wait_for_dump(report, 'threshold', 'work() blocking with 120 pins held', timeout=10)
+        s.send('go')
+        rc = s.finish()
+    expect(rc == 0, 'JVM exit status: expected 0, got %s', rc)
+    dumps, last = load_report(report, extended=True)
+    check_series(dumps)
+    reasons = [d['reason'] for d in dumps]
+    expect(reasons == ['threshold', 'exit'], 'threshold=100, 120 pins held: expected reasons '
+           '[threshold, exit], got %s', reasons)
+    method, sig = 'LeakedHeld.work', '([J[II)V'
+    row = find_row(dumps[0], method, 'GetIntArrayElements')
+    expect(104 <= row['live'] <= 120 and row['held'] == row['live'] and row['leaked'] == 0,
+           'threshold report while work() blocks: expected 104..120 live pins, all held, got '
+           'live %d, held %d, leaked %d', row['live'], row['held'], row['leaked'])
+    expect_row(last, method, 'GetIntArrayElements', sig, live=120, leaked=120, held=0)
+
+
+def case_interval(ctx):
+    count = 300                    # one leak per ~5 ms: about 1.5 s of leaking
+    dumps, last = _slow_leak(ctx, 'interval=0.2', count, 5, 0)
+    intervals = [d for d in dumps if d['reason'] == 'interval']
+    reasons = [d['reason'] for d in dumps]
+    expect(set(reasons) <= {'interval', 'exit'}, 'unexpected reasons: %s', reasons)
+    most = last['uptime_ms'] // 200 + 2
+    expect(4 <= len(intervals) <= most, 'interval=0.2 over %d ms: expected 4..%d "interval" '
+           'reports, got %d', last['uptime_ms'], most, len(intervals))
+    for number, dump in enumerate(dumps[1:], 2):
+        expect(dump['since_ms'] > 0, 'report %d (reason=%s): since_ms expected > 0, got %d',
+               number, dump['reason'], dump['since_ms'])
+    method, function = 'pinwatch.fixtures.SlowLeak.drip', 'GetIntArrayElements'
+    rows = [r for d in dumps for r in d['rows']
+            if r['method'] == method and r['function'] == function]
+    total = sum(r['live_delta'] for r in rows)
+    expect(total == count, 'live_delta of %s summed over the reports: expected %d (the final '
+           'live), got %d (%s)', method, count, total, [r['live_delta'] for r in rows])
+    # The first report of a JVM has no rate (acquired_per_s 0): skip it.
+    busy = [r['acquired_per_s'] for d in intervals if d is not dumps[0] for r in d['rows']
+            if r['method'] == method and r['function'] == function and r['acquired_delta'] > 0]
+    expect(len(busy) >= 3 and all(rate > 0 for rate in busy),
+           'acquired_per_s during the leaking: expected > 0 in at least 3 interval reports '
+           'after the first, got %s', busy)
+
+
+def _write_rules(ctx, name, lines):
+    path = os.path.join(ctx.tmpdir, name)
+    with open(path, 'w', encoding='utf-8') as f:
+        f.write('\n'.join(lines) + '\n')
+    return path
+
+
+def _exit_status_lines(run):
+    return [l for l in run.stderr.splitlines() if l.startswith('[pinwatch] exit status')]
+
+
+def case_exitcode(ctx):
+    report = ctx.report_path()
+    opts = 'file=%s,format=json,exitcode=3' % report
+    leak_sig = '([I)V'
+
+    run = ctx.run_java('Exits', ['leak'], agent_options=opts, expect_rc=3)
+    expect('DONE' in run.stdout, 'leak: fixture did not print DONE')
+    lines = _exit_status_lines(run)
+    expect(len(lines) == 1 and EXIT_STATUS_LINE.match(lines[0])
+           and EXIT_STATUS_LINE.match(lines[0]).groups() == ('3', '7'),
+           'leak: expected one stderr line "[pinwatch] exit status 3: 7 leaked pins", got %s',
+           lines)
+    _, last = load_report(report, extended=True)
+    expect_row(last, 'Exits.leak', 'GetIntArrayElements', leak_sig, live=7, leaked=7,
+               suppressed=0, live_bytes=7 * 271 * 4)
+    expect_row(last, 'Exits.balanced', 'GetIntArrayElements', leak_sig, acquired=5, released=5,
+               live=0)
+
+    os.remove(report)
+    run = ctx.run_java('Exits', ['leak'], expect_rc=255,
+                       agent_options='file=%s,format=json,exitcode=255' % report)
+    expect([EXIT_STATUS_LINE.match(l).groups() if EXIT_STATUS_LINE.match(l) else l
+            for l in _exit_status_lines(run)] == [('255', '7')],
+           'exitcode=255: expected "[pinwatch] exit status 255: 7 leaked pins", got %s',
+           _exit_status_lines(run))
+
+    for args, rc in ((['balanced'], 0), (['status', '5'], 5)):
+        os.remove(report)
+        run = ctx.run_java('Exits', args, agent_options=opts, expect_rc=rc)
+        expect(not _exit_status_lines(run), '%s: no leak, yet %s', args, _exit_status_lines(run))
+        _, last = load_report(report, extended=True)
+        expect(last['totals']['leaked'] == 0, '%s: totals.leaked expected 0, got %d',
+               args, last['totals']['leaked'])
+
+    # The only leak suppressed: the JVM's own status stands.
+    rules = _write_rules(ctx, 'exits.supp', ['method:pinwatch.fixtures.Exits.leak'])
+    os.remove(report)
+    run = ctx.run_java('Exits', ['leak'], agent_options=opts + ',suppress=' + rules, expect_rc=0)
+    expect(not _exit_status_lines(run), 'suppressed leak: yet %s', _exit_status_lines(run))
+    _, last = load_report(report, extended=True)
+    expect_row(last, 'Exits.leak', 'GetIntArrayElements', leak_sig, live=7, leaked=7,
+               suppressed=7)
+    expect(last['totals']['suppressed'] == 7, 'totals.suppressed expected 7, got %d',
+           last['totals']['suppressed'])
+
+
+def _agent_load(session, ctx, options):
+    """jcmd JVMTI.agent_load with the options in the double quotes jcmd needs;
+    returns the agent's return code (None when jcmd printed none)."""
+    out = session.jcmd('JVMTI.agent_load', ctx.agent, '"%s"' % options)
+    return jcmd_return_code(out), out
+
+
+def _expect_loaded(code, out, options):
+    expect(code in (None, 0) and 'error' not in out.lower(),
+           'agent_load "%s": expected success, jcmd said:\n%s', options, tail(out))
+
+
+def _expect_refused(code, out, options):
+    expect(code is not None and code != 0,
+           'agent_load "%s": expected a non-zero return code, jcmd said:\n%s', options, tail(out))
+
+
+def case_late_attach(ctx):
+    report = ctx.report_path('attached.jsonl')
+    command = ctx.report_path('command.jsonl')
+    text = ctx.report_path('command.txt')
+    argv = ctx.java_argv('LateAttach', with_agent=False, jvm_args=ATTACH_FLAGS)
+    with Session(ctx, argv) as s:
+        s.run.report_path = report
+        m = s.wait_for(r'^READY (\d+)$')
+        expect(int(m.group(1)) == s.pid, 'fixture pid %s is not the java process %d',
+               m.group(1), s.pid)
+        opts = 'file=%s,format=json' % report
+        _expect_loaded(*_agent_load(s, ctx, opts), opts)
+        # A second load may only ask for a dump.  Refused before the leaks
+        # below: had it been applied, they would cross threshold 5.
+        _expect_refused(*_agent_load(s, ctx, 'threshold=5'), 'threshold=5')
+        s.send('attached')
+        s.wait_for(r'^LEAKED$')
+        opts = 'dump,file=%s,format=json' % command
+        _expect_loaded(*_agent_load(s, ctx, opts), opts)
+        _wait_for_dump(command, 'command', 'agent_load "%s"' % opts)
+        # format applies to that one report: the exit report stays JSON.
+        opts = 'dump,file=%s,format=text' % text
+        _expect_loaded(*_agent_load(s, ctx, opts), opts)
+        deadline = time.monotonic() + 30
+        while not (os.path.exists(text) and os.path.getsize(text)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        s.send('go')
+        rc = s.finish()
+    expect(rc == 0, 'JVM exit status: expected 0, got %s (a fixture check failure shows in '
+           'stderr)', rc)
+    expect('DONE' in s.stdout_text(), 'fixture did not print DONE')
+
+    commands = read_dumps(command)
+    expect([d.get('reason') for d in commands] == ['command'],
+           '%s: expected one report with reason "command", got reasons %s',
+           command, [d.get('reason') for d in commands])
+    dumps, last = load_report(report, extended=True)
+    expect([d['reason'] for d in dumps] == ['exit'],
+           '%s: expected only the exit report (the command report went to its own file), '
+           'got reasons %s', report, [d['reason'] for d in dumps])
+    expect(os.path.exists(text), 'agent_load "dump,format=text" wrote no %s', text)
+    with open(text, encoding='utf-8', errors='replace') as f:
+        body = f.read()
+    expect(body.strip() and not body.lstrip().startswith('{') and 'command' in body,
+           'agent_load "dump,format=text": expected a text report naming reason "command" in '
+           '%s, got: %.300s', text, body)
+    # The JSON command report is the first of this JVM; the text one came
+    # between it and the exit report, so the exit report's since_ms is shorter.
+    check_series(commands)
+    check_series(commands + dumps, check_since=False)
+    gap = last['uptime_ms'] - commands[0]['uptime_ms']
+    expect(0 < last['since_ms'] <= gap + 50, 'exit report: since_ms %d, expected > 0 and at most '
+           '%d (the uptime since the JSON command report)', last['since_ms'], gap)
+    for dump in (commands[0], last):
+        # 3 pins of early() before the attach are not seen; the 37 after are.
+        expect_row(dump, 'LateAttach.early', 'GetIntArrayElements', '([I)V', acquired=37,
+                   released=0, live=37, leaked=37, held=0, live_bytes=37 * 211 * 4)
+        expect_row(dump, 'LateAttach.late', 'GetIntArrayElements', '([I)V', acquired=23,
+                   released=0, live=23, leaked=23, held=0, live_bytes=23 * 223 * 4)
+        unmatched = dump['totals']['unmatched_releases']
+        expect(unmatched >= 100, 'dump reason=%s: unmatched_releases expected >= 100 (pins '
+               'taken before the attach), got %d', dump['reason'], unmatched)
+        for name in ('grab', 'releaseAll'):
+            wrong = [row_name(r) for r in rows_of(dump, 'pinwatch.fixtures.LateAttach.' + name)
+                     if r['acquired'] > 0]
+            expect(not wrong, 'dump reason=%s: %s acquired nothing after the attach, yet %s',
+                   dump['reason'], name, wrong)
+
+
+def _expect_stderr_untouched(run):
+    """No report and no pinwatch line but errors on the JVM's stderr."""
+    bad = [l for l in run.stderr.splitlines()
+           if (l.startswith('[pinwatch]') and not l.startswith('[pinwatch] ERROR'))
+           or l.startswith('pinwatch') or '"tool"' in l]
+    expect(not bad, 'the JVM\'s stderr shows pinwatch at work:\n  %s', '\n  '.join(bad))
+
+
+def case_attach_bad_options(ctx):
+    report = ctx.report_path('never.jsonl')
+    argv = ctx.java_argv('JcmdMidrun', with_agent=False, jvm_args=ATTACH_FLAGS)
+    with Session(ctx, argv) as s:
+        m = s.wait_for(r'^READY (\d+)$')
+        for opts in ('bogus=1', 'file=%s,format=json,bogus=1' % report,
+                     'file=%s,format=json,threshold=abc' % report):
+            _expect_refused(*_agent_load(s, ctx, opts), opts)
+        s.send('go')
+        rc = s.finish()
+    expect(rc == 0, 'JVM exit status: expected 0, got %s', rc)
+    lines = s.stdout_text().splitlines()
+    expect(lines == [m.group(0), 'DONE'], 'the JVM\'s stdout: expected READY and DONE, got %s',
+           lines)
+    expect(not os.path.exists(report), 'a refused attach created the report file %s', report)
+    _expect_stderr_untouched(s.run)
+
+
+SUPPRESS_UTF = 'pw-suppress-utf'
+SUPPRESS_CHARS = 'pw-suppress-chars-\u00e9'
+
+
+def _suppress_rows(ctx, last, suppressed):
+    """Check the five Suppress rows; suppressed: the methods whose rows are."""
+    rows = (('keepAlpha', 'GetIntArrayElements', '([I)V', 41, 41 * 229 * 4),
+            ('otherLib', 'GetByteArrayElements', '([B)V', 43, 43 * 233),
+            ('leakUtf', 'GetStringUTFChars', STRING_SIG, 47,
+             47 * modified_utf8_size(SUPPRESS_UTF)),
+            ('leakChars', 'GetStringChars', STRING_SIG, 53, 53 * len(SUPPRESS_CHARS) * 2),
+            ('dontkeep', 'GetLongArrayElements', '([J)V', 59, 59 * 241 * 8))
+    ours = set()
+    for name, function, sig, n, nbytes in rows:
+        row = expect_row(last, 'Suppress.' + name, function, sig, acquired=n, released=0,
+                         live=n, leaked=n, held=0, live_bytes=nbytes,
+                         suppressed=n if name in suppressed else 0)
+        ours.add(id(row))
+    others = [row_name(r) for r in last['rows'] if id(r) not in ours and r['suppressed'] > 0]
+    expect(not others, 'rows no rule matches have suppressed > 0: %s', others)
+    want = sum(n for name, _, _, n, _ in rows if name in suppressed)
+    expect(last['totals']['suppressed'] == want, 'totals.suppressed expected %d, got %d',
+           want, last['totals']['suppressed'])
+
+
+def case_suppress(ctx):
+    expect(ctx.other_lib and os.path.exists(ctx.other_lib),
+           'libpwother.so not built (--other-lib): %s', ctx.other_lib)
+    report = ctx.report_path()
+    rules = _write_rules(ctx, 'kinds.supp', [
+        '# one rule of each kind, each matching one Suppress row',
+        '',
+        'method:pinwatch.fixtures.*.keep*',
+        'library:libpwother.so',
+        '# function names are exact',
+        'function:GetStringUTFChars',
+    ])
+    run = ctx.run_java('Suppress', agent_options='file=%s,format=json,suppress=%s'
+                       % (report, rules))
+    expect('DONE' in run.stdout, 'fixture did not print DONE')
+    _, last = load_report(report, extended=True)
+    _suppress_rows(ctx, last, ('keepAlpha', 'otherLib', 'leakUtf'))
+    row = find_row(last, 'Suppress.otherLib', 'GetByteArrayElements')
+    libs = {os.path.realpath(s['frames'][0].get('library') or '')
+            for s in row['sites'] if s['live'] and s.get('frames')}
+    expect(libs == {os.path.realpath(ctx.other_lib)}, 'Suppress.otherLib: call site library '
+           'expected %s, got %s', ctx.other_lib, sorted(libs))
+
+    # Suppressed pins do not count towards threshold: 112 unsuppressed live
+    # cross 60 once; all 243 would also cross 120 and 240.
+    os.remove(report)
+    ctx.run_java('Suppress', ['400'], agent_options='file=%s,format=json,threshold=60,'
+                 'suppress=%s' % (report, rules))
+    dumps, last = load_report(report, extended=True)
+    _suppress_rows(ctx, last, ('keepAlpha', 'otherLib', 'leakUtf'))
+    thresholds = [d['totals'] for d in dumps if d['reason'] == 'threshold']
+    expect(len(thresholds) == 1, 'threshold=60 with 112 unsuppressed of 243 live pins: expected '
+           'one "threshold" report, got %d: %s', len(thresholds),
+           [(t['live'], t['suppressed']) for t in thresholds])
+    expect(thresholds[0]['live'] - thresholds[0]['suppressed'] >= 60, 'the threshold report: '
+           'live %d - suppressed %d < 60', thresholds[0]['live'], thresholds[0]['suppressed'])
+
+    # A glob on the full path of the library; a method name without a glob.
+    rules = _write_rules(ctx, 'paths.supp', [
+        'library:*/libpwother.so',
+        'method:pinwatch.fixtures.Suppress.leakChars',
+    ])
+    os.remove(report)
+    ctx.run_java('Suppress', agent_options='file=%s,format=json,suppress=%s' % (report, rules))
+    _, last = load_report(report, extended=True)
+    _suppress_rows(ctx, last, ('otherLib', 'leakChars'))
+
+    # Malformed files: the JVM does not start; the error names file and line.
+    for name, lines, bad_line in (
+            ('kind.supp', ['# unknown kind', 'method:pinwatch.fixtures.*.keep*', 'frob:x'], 3),
+            ('empty.supp', ['', 'library:'], 2),
+            ('colon.supp', ['# no colon', 'function:GetStringChars', '', 'justtext'], 4),
+            ('function.supp', ['function:GetStringUTFChars', 'function:GetFooChars'], 2)):
+        path = _write_rules(ctx, name, lines)
+        run = ctx.run_java('Suppress', agent_options='file=%s,format=json,suppress=%s'
+                           % (report, path), expect_rc=None)
+        expect(run.returncode != 0, '%s: JVM exit status expected non-zero, got 0', name)
+        expect('DONE' not in run.stdout, '%s: main ran', name)
+        errors = [l for l in run.stderr.splitlines() if l.startswith('[pinwatch] ERROR')]
+        expect(len(errors) == 1, '%s: expected one "[pinwatch] ERROR" line, got %s', name, errors)
+        shown = errors[0]
+        expect(name in shown, '%s: the error line should name the file: %s', name, shown)
+        rest = shown.replace(path, name)
+        expect(re.search(r'%s:%d\b|\bline %d\b' % (re.escape(name), bad_line, bad_line), rest),
+               '%s: the error line should name line %d (as "%s:%d" or "line %d"): %s',
+               name, bad_line, name, bad_line, bad_line, shown)
+
+
+def case_options_soak(ctx):
+    never = ctx.report_path('never.jsonl')
+    for options, name in (('threshold=-1', 'threshold'), ('threshold=abc', 'threshold'),
+                          ('threshold=', 'threshold'),
+                          ('interval=0.0001x', 'interval'), ('interval=abc', 'interval'),
+                          ('interval=-1', 'interval'),
+                          ('exitcode=0', 'exitcode'), ('exitcode=256', 'exitcode'),
+                          ('exitcode=-3', 'exitcode'),
+                          ('suppress=', 'suppress'), ('suppress=/nonexistent', 'suppress')):
+        _rejects(ctx, options, name)
+        # After a valid option too: the parser checks every item.
+        _rejects(ctx, 'file=%s,format=json,%s' % (never, options), name)
+
+    run = ctx.run_java('Hello', agent_options='help', expect_rc=None)
+    expect('HELLO-RAN' not in run.stdout, 'help: main ran')
+    lines = (run.stdout + '\n' + run.stderr).splitlines()
+    for key in ('file', 'format', 'threshold', 'interval', 'exitcode', 'suppress', 'dump'):
+        expect(any(re.search(r'\b%s\b' % key, l) for l in lines),
+               'help: expected a line listing the option %r', key)
+    expect(any(re.search(r'\bthreshold\b', l) and '10000' in l for l in lines),
+           'help: expected the threshold line to show its default 10000')
+
+    # Every new option at a valid edge value, together: the JVM runs.
+    rules = _write_rules(ctx, 'comments.supp', ['# nothing but comments', '', '  # indented'])
+    report = ctx.report_path()
+    for options in ('threshold=0,interval=0,exitcode=1', 'threshold=1000000,interval=0.5,'
+                    'exitcode=255,suppress=' + rules):
+        if os.path.exists(report):
+            os.remove(report)
+        run = ctx.run_java('Hello', agent_options='file=%s,format=json,%s' % (report, options))
+        expect('HELLO-RAN' in run.stdout, '%s: main did not run', options)
+        load_report(report, extended=True)
+
+
 CASES = {
     'pairs': case_pairs,
     'release-modes': case_release_modes,
@@ -424,6 +927,14 @@ CASES = {
     'jdk-workload': case_jdk_workload,
     'lz4': case_lz4,
     'options': case_options,
+    'leaked-held': case_leaked_held,
+    'threshold': case_threshold,
+    'interval': case_interval,
+    'exitcode': case_exitcode,
+    'late-attach': case_late_attach,
+    'attach-bad-options': case_attach_bad_options,
+    'suppress': case_suppress,
+    'options-soak': case_options_soak,
 }
 
 
@@ -437,11 +948,13 @@ def main():
     parser.add_argument('--jar', required=True)
     parser.add_argument('--fixture-lib', required=True)
     parser.add_argument('--fixture-src', required=True)
+    parser.add_argument('--other-lib', help='libpwother.so (the suppress case)')
     args = parser.parse_args()
 
     ctx = Context(args.case, args.jdk_name, args.jdk_home, os.path.abspath(args.agent),
                   os.path.abspath(args.jar), os.path.abspath(args.fixture_lib),
                   os.path.abspath(args.fixture_src))
+    ctx.other_lib = os.path.abspath(args.other_lib) if args.other_lib else None
     try:
         ctx.require_jdk()
         for label, path in (('agent', ctx.agent), ('fixture jar', ctx.jar),

@@ -7,13 +7,17 @@ Standard library only.  A failed expectation raises TestFailure; the runner
 
 import json
 import os
+import re
+import select
 import shutil
 import subprocess
 import tempfile
+import time
 
 SKIP = 77               # meson's "skipped" exit status
 JVM_TIMEOUT = 120       # seconds for any one JVM run: a hang fails, it does not block
 FIXTURE_PKG = 'pinwatch.fixtures.'
+REASONS = ('exit', 'jcmd', 'threshold', 'interval', 'command')
 
 
 class TestFailure(Exception):
@@ -29,10 +33,14 @@ class JvmRun:
         self.stdout = stdout
         self.stderr = stderr
         self.report_path = report_path
+        self.extra = ''         # e.g. the jcmd commands sent to it, with their output
 
     def describe(self):
-        return ('command: %s\nexit status: %s\n--- stdout ---\n%s\n--- stderr ---\n%s'
+        text = ('command: %s\nexit status: %s\n--- stdout ---\n%s\n--- stderr ---\n%s'
                 % (' '.join(self.argv), self.returncode, tail(self.stdout), tail(self.stderr)))
+        if self.extra:
+            text += '\n--- jcmd ---\n' + tail(self.extra)
+        return text
 
 
 def tail(text, lines=60):
@@ -93,10 +101,11 @@ class Context:
         argv += list(args)
         return argv
 
-    def run_java(self, main, args=(), expect_rc=0, timeout=JVM_TIMEOUT, **kw):
-        """Run a JVM to completion; by default it must exit 0."""
+    def run_java(self, main, args=(), expect_rc=0, timeout=JVM_TIMEOUT, report_path=None, **kw):
+        """Run a JVM to completion; by default it must exit 0.  report_path:
+        the report shown on failure when not the default one."""
         argv = self.java_argv(main, args, **kw)
-        report = self.report_path()
+        report = report_path or self.report_path()
         try:
             proc = subprocess.run(argv, env=self.env, stdin=subprocess.DEVNULL,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -114,6 +123,104 @@ class Context:
 
     def cleanup(self):
         shutil.rmtree(self.tmpdir, ignore_errors=True)
+
+
+class Session:
+    """A JVM the test talks to while it runs: waits for lines on its stdout,
+    writes lines to its stdin, sends it jcmd commands.  Use as a context
+    manager: a JVM still running at the end is killed."""
+
+    def __init__(self, ctx, argv):
+        self.ctx = ctx
+        self.err = tempfile.TemporaryFile(dir=ctx.tmpdir)
+        self.proc = subprocess.Popen(argv, env=ctx.env, stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self.err, bufsize=0)
+        self.pid = self.proc.pid
+        self.run = JvmRun(argv, None, '', '', None)
+        ctx.runs.append(self.run)
+        self.out = b''
+        self.seen = 0           # characters of stdout already matched by wait_for
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self._sync()
+        self.err.close()
+        return False
+
+    def _sync(self):
+        self.run.returncode = self.proc.returncode
+        self.run.stdout = self.out.decode('utf-8', 'replace')
+        if not self.err.closed:     # after __exit__ the last copy stands
+            self.err.seek(0)
+            self.run.stderr = self.err.read().decode('utf-8', 'replace')
+
+    def stdout_text(self):
+        self._sync()
+        return self.run.stdout
+
+    def stderr_text(self):
+        self._sync()
+        return self.run.stderr
+
+    def wait_for(self, pattern, timeout=JVM_TIMEOUT):
+        """The next match of a multi-line regex on stdout (after the last one)."""
+        deadline = time.monotonic() + timeout
+        fd = self.proc.stdout.fileno()
+        while True:
+            m = re.compile(pattern, re.M).search(self.out.decode('utf-8', 'replace'), self.seen)
+            if m:
+                self.seen = m.end()
+                return m
+            left = deadline - time.monotonic()
+            ready = select.select([fd], [], [], max(0.0, left))[0] if left > 0 else []
+            chunk = os.read(fd, 65536) if ready else b''
+            if not chunk:
+                raise TestFailure('the JVM never printed a line matching %r (%s)'
+                                  % (pattern, 'it exited' if ready else 'timed out'))
+            self.out += chunk
+
+    def send(self, line):
+        self.proc.stdin.write(line.encode('utf-8') + b'\n')
+        self.proc.stdin.flush()
+
+    def jcmd(self, *args):
+        """Run jcmd against the JVM; returns its output (stdout + stderr)."""
+        argv = [self.ctx.jcmd, str(self.pid)] + list(args)
+        try:
+            done = subprocess.run(argv, env=self.ctx.env, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60,
+                                  universal_newlines=True, errors='replace')
+        except subprocess.TimeoutExpired:
+            raise TestFailure('jcmd did not finish within 60 s: %s' % ' '.join(argv))
+        self.run.extra += '$ %s\n(exit status %d)\n%s\n' % (' '.join(argv), done.returncode,
+                                                             done.stdout.rstrip())
+        expect(done.returncode == 0, 'jcmd %s exited %d:\n%s', ' '.join(args), done.returncode,
+               tail(done.stdout))
+        return done.stdout
+
+    def finish(self, timeout=JVM_TIMEOUT):
+        """Close stdin, read the rest of stdout, wait for the exit status."""
+        try:
+            out, _ = self.proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise TestFailure('JVM did not finish within %s s' % timeout)
+        self.out += out
+        self._sync()
+        return self.proc.returncode
+
+
+JCMD_RETURN_CODE = re.compile(r'^return code: (-?\d+)\s*$', re.M)
+
+
+def jcmd_return_code(output):
+    """The agent's return code from a JVMTI.agent_load reply, or None."""
+    codes = JCMD_RETURN_CODE.findall(output)
+    return int(codes[-1]) if codes else None
 
 
 def as_text(data):
@@ -174,14 +281,15 @@ def row_name(row):
     return '%s%s %s' % (row.get('method'), row.get('signature', ''), row.get('function'))
 
 
-def check_invariants(dump, at_exit=False):
+def check_invariants(dump, at_exit=False, extended=False):
     """The invariants every dump must satisfy (and, at exit, the balance of
-    every row).  Returns the dump for chaining."""
+    every row).  The leaked/held/suppressed fields and the deltas are checked
+    when extended is true or the dump has them.  Returns the dump."""
     where = 'dump reason=%s' % dump.get('reason')
     if dump.get('tool') != 'pinwatch':
         raise TestFailure('%s: "tool" expected "pinwatch", got %r' % (where, dump.get('tool')))
-    if dump.get('reason') not in ('exit', 'jcmd'):
-        raise TestFailure('%s: unexpected reason' % where)
+    if dump.get('reason') not in REASONS:
+        raise TestFailure('%s: unexpected reason (expected one of %s)' % (where, ', '.join(REASONS)))
     _num(dump, 'pid', where)
     _num(dump, 'uptime_ms', where)
     totals = dump.get('totals')
@@ -221,15 +329,115 @@ def check_invariants(dump, at_exit=False):
     if at_exit and totals['acquired'] - totals['released'] != totals['live']:
         raise TestFailure('%s: totals acquired %d - released %d != live %d'
                           % (where, totals['acquired'], totals['released'], totals['live']))
+    if extended or 'since_ms' in dump:
+        check_extended(dump)
     return dump
 
 
-def load_report(path):
-    """Read a report, check every dump, return (all dumps, the exit dump)."""
+def _int(obj, key, where):
+    value = obj.get(key)
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TestFailure('%s: field "%s" should be an integer, got %r' % (where, key, value))
+    return value
+
+
+def check_extended(dump):
+    """The leaked/held/suppressed split and the per-report deltas: present
+    in every dump, consistent within one dump."""
+    where = 'dump reason=%s' % dump.get('reason')
+    _num(dump, 'since_ms', where)
+    totals = dump['totals']
+    for key in ('leaked', 'held', 'suppressed'):
+        _num(totals, key, where + ' totals')
+    for row in dump['rows']:
+        rwhere = '%s row %s' % (where, row_name(row))
+        leaked, held, suppressed = (_num(row, k, rwhere) for k in ('leaked', 'held', 'suppressed'))
+        if leaked + held != row['live']:
+            raise TestFailure('%s: leaked %d + held %d != live %d'
+                              % (rwhere, leaked, held, row['live']))
+        if suppressed > row['live']:
+            raise TestFailure('%s: suppressed %d > live %d' % (rwhere, suppressed, row['live']))
+        _int(row, 'live_delta', rwhere)
+        delta = _num(row, 'acquired_delta', rwhere)
+        if delta > row['acquired']:
+            raise TestFailure('%s: acquired_delta %d > acquired %d'
+                              % (rwhere, delta, row['acquired']))
+        rate = row.get('acquired_per_s')
+        if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not rate >= 0:
+            raise TestFailure('%s: "acquired_per_s" should be a non-negative number, got %r'
+                              % (rwhere, rate))
+    for key in ('leaked', 'held', 'suppressed'):
+        total = sum(r[key] for r in dump['rows'])
+        if totals[key] != total:
+            raise TestFailure('%s: totals.%s is %d but the rows add up to %d'
+                              % (where, key, totals[key], total))
+    if totals['held'] != totals['live'] - totals['leaked']:
+        raise TestFailure('%s: totals.held %d != live %d - leaked %d'
+                          % (where, totals['held'], totals['live'], totals['leaked']))
+    return dump
+
+
+def row_key(row):
+    return (row.get('method'), row.get('signature'), row.get('function'))
+
+
+def check_series(dumps, first_of_jvm=True, check_since=True):
+    """The deltas of consecutive dumps of one JVM: since_ms is the time since
+    the previous dump (0 in the first), live_delta and acquired_delta are the
+    changes since the previous dump (the whole value for a new row), and
+    acquired_per_s is acquired_delta per second of since_ms.  check_since
+    False: a report not in the list came between two (only the deltas are
+    compared)."""
+    prev = None
+    for number, dump in enumerate(dumps, 1):
+        where = 'dump %d (reason=%s)' % (number, dump.get('reason'))
+        check_extended(dump)
+        since = dump['since_ms']
+        if prev is None and first_of_jvm and check_since:
+            expect(since == 0, '%s: since_ms expected 0 in the first report, got %d', where, since)
+        if prev is not None and check_since:
+            gap = dump['uptime_ms'] - prev['uptime_ms']
+            expect(abs(since - gap) <= 50, '%s: since_ms %d, but uptime_ms moved by %d since '
+                   'the previous report', where, since, gap)
+        before = {}
+        if prev is not None:
+            keys = [row_key(r) for r in prev['rows']]
+            before = {row_key(r): r for r in prev['rows'] if keys.count(row_key(r)) == 1}
+        keys = [row_key(r) for r in dump['rows']]
+        for row in dump['rows']:
+            if keys.count(row_key(row)) != 1:
+                continue            # e.g. several <native thread> rows: no pairing
+            old = before.get(row_key(row))
+            if prev is None and not first_of_jvm:
+                continue
+            want_live = row['live'] - (old['live'] if old else 0)
+            want_acq = row['acquired'] - (old['acquired'] if old else 0)
+            expect(row['live_delta'] == want_live and row['acquired_delta'] == want_acq,
+                   '%s row %s: live_delta %d / acquired_delta %d, expected %d / %d (live %d, '
+                   'acquired %d; previous report %s)', where, row_name(row), row['live_delta'],
+                   row['acquired_delta'], want_live, want_acq, row['live'], row['acquired'],
+                   'live %d, acquired %d' % (old['live'], old['acquired']) if old else 'no row')
+            rate = row['acquired_per_s']
+            if prev is None:
+                expect(rate == 0, '%s row %s: acquired_per_s expected 0 in the first report, '
+                       'got %r', where, row_name(row), rate)
+            elif since > 0 and check_since:
+                want = row['acquired_delta'] * 1000.0 / since
+                expect(abs(rate - want) <= 0.02 * want + 1.0, '%s row %s: acquired_per_s %r, '
+                       'expected about %.1f (acquired_delta %d over since_ms %d)',
+                       where, row_name(row), rate, want, row['acquired_delta'], since)
+        prev = dump
+    return dumps
+
+
+def load_report(path, extended=True):
+    """Read a report, check every dump, return (all dumps, the exit dump).
+    extended: the dumps must carry the leaked/held/suppressed fields and the
+    deltas too (every report of the current agent does)."""
     dumps = read_dumps(path)
     last = exit_dump(dumps)
     for dump in dumps:
-        check_invariants(dump, at_exit=dump is last)
+        check_invariants(dump, at_exit=dump is last, extended=extended)
     return dumps, last
 
 
@@ -306,15 +514,35 @@ def _sample_dump():
         return {'method': method, 'signature': '([I)V', 'function': function,
                 'acquired': acquired, 'released': released, 'live': live,
                 'live_bytes': nbytes, 'commits': 0, 'oldest_age_ms': 3,
+                'leaked': live, 'held': 0, 'suppressed': 0, 'live_delta': live,
+                'acquired_delta': acquired, 'acquired_per_s': 0,
                 'sites': [{'live': live, 'acquired': acquired,
                            'frames': [{'address': '0x1', 'symbol': 'f'}]}]}
     rows = [row('a.B.c', 'GetIntArrayElements', 5, 2, 3, 300),
             row('a.B.d', 'GetByteArrayElements', 4, 3, 1, 10),
             row('a.B.e', 'GetStringChars', 9, 9, 0, 0)]
     return {'tool': 'pinwatch', 'version': '0.1.0', 'pid': 1, 'reason': 'exit', 'uptime_ms': 5,
+            'since_ms': 0,
             'totals': {'acquired': 18, 'released': 14, 'live': 4, 'live_bytes': 310,
-                       'unmatched_releases': 0, 'commits': 0},
+                       'unmatched_releases': 0, 'commits': 0,
+                       'leaked': 4, 'held': 0, 'suppressed': 0},
             'rows': rows}
+
+
+def _later_dump():
+    """_sample_dump 400 ms later: a.B.c acquired 4 more and released 1."""
+    import copy
+    dump = copy.deepcopy(_sample_dump())
+    dump.update(uptime_ms=405, since_ms=400)
+    c = dump['rows'][0]
+    c.update(acquired=9, released=3, live=6, live_bytes=600, leaked=5, held=1, live_delta=3,
+             acquired_delta=4, acquired_per_s=10.0)
+    c['sites'][0].update(live=6, acquired=9)
+    for r in dump['rows'][1:]:
+        r.update(live_delta=0, acquired_delta=0)
+    dump['totals'].update(acquired=22, released=15, live=7, live_bytes=610, leaked=5, held=2)
+    dump['rows'][1].update(leaked=0, held=1)
+    return dump
 
 
 def self_test():
@@ -339,6 +567,47 @@ def self_test():
     breaks(lambda d: d.update(tool='other'), 'a wrong tool name')
     breaks(lambda d: d['rows'][1].pop('live'), 'a missing field')
     breaks(lambda d: d['rows'][1].update(live=True), 'a boolean count')
+    breaks(lambda d: d.update(reason='sometimes'), 'an unknown reason')
+    breaks(lambda d: d['rows'][0].update(held=1), 'leaked + held != live')
+    breaks(lambda d: d['rows'][0].update(suppressed=4), 'suppressed > live')
+    breaks(lambda d: d['totals'].update(suppressed=1), 'totals.suppressed != sum of rows')
+    breaks(lambda d: d['totals'].update(leaked=3, held=1), 'totals.leaked != sum of rows')
+    breaks(lambda d: d['rows'][2].update(acquired_per_s='0'), 'a rate that is not a number')
+    breaks(lambda d: d['rows'][2].update(acquired_delta=10), 'acquired_delta > acquired')
+    breaks(lambda d: d['rows'][2].pop('live_delta'), 'a missing live_delta')
+    for reason in REASONS:
+        check_invariants(dict(_sample_dump(), reason=reason))
+    old = {k: v for k, v in _sample_dump().items() if k != 'since_ms'}
+    check_invariants(old)         # without the new fields: checked only on request
+    try:
+        check_invariants(old, extended=True)
+    except TestFailure:
+        pass
+    else:
+        raise AssertionError('extended check accepted a dump without since_ms')
+
+    check_series([_sample_dump(), _later_dump()])
+
+    def series_breaks(mutate, what):
+        later = _later_dump()
+        mutate(later)
+        try:
+            check_series([_sample_dump(), later])
+        except TestFailure:
+            return
+        raise AssertionError('check_series accepted ' + what)
+
+    series_breaks(lambda d: d['rows'][0].update(live_delta=6), 'live_delta = live, not the change')
+    series_breaks(lambda d: d['rows'][0].update(acquired_delta=9, acquired_per_s=22.5),
+                  'acquired_delta = acquired, not the change')
+    series_breaks(lambda d: d['rows'][0].update(acquired_per_s=4.0), 'a rate per since_ms')
+    series_breaks(lambda d: d.update(since_ms=40), 'since_ms not matching uptime')
+    try:
+        check_series([_later_dump()])
+    except TestFailure:
+        pass
+    else:
+        raise AssertionError('check_series accepted a first report with since_ms > 0')
 
     dump = _sample_dump()
     dump['rows'][2]['method'] = FIXTURE_PKG + 'Pairs$Strings.leakUtf'
