@@ -2,10 +2,12 @@
  * NativeMethodBind events, and swap the JNI table in as soon as the JVM
  * allows it (VMStart at launch, at once when attached). */
 #include "clock.h"
+#include "findings.h"
 #include "jni_hooks.h"
 #include "log.h"
 #include "methods.h"
 #include "options.h"
+#include "rebind.h"
 #include "report.h"
 #include "suppress.h"
 #include "thread_state.h"
@@ -91,6 +93,31 @@ command(const struct pw_options *cmd, const char *text)
     return pw_report_write("command", &once, NULL) ? PINWATCH_OK : PINWATCH_JVMTI_FAILED;
 }
 
+/* -Xcheck:jni, from the command line or the variables the launcher and
+ * the JVM read options from. */
+static bool
+checked_jni_on(void)
+{
+    static const char *const vars[] = {"JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"};
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if (v != NULL && strstr(v, "-Xcheck:jni") != NULL)
+            return true;
+    }
+    char buf[65536];
+    FILE *f = fopen("/proc/self/cmdline", "re");
+    if (f == NULL)
+        return false;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    for (size_t i = 0; i < n; i += strlen(buf + i) + 1) {
+        buf[n] = '\0';
+        if (strcmp(buf + i, "-Xcheck:jni") == 0)
+            return true;
+    }
+    return false;
+}
+
 static jint
 start(JavaVM *vm, const char *text, bool attached)
 {
@@ -133,6 +160,10 @@ start(JavaVM *vm, const char *text, bool attached)
         pw_log_jvmti_error(env, e, "AddCapabilities(can_generate_native_method_bind_events)");
         goto failed;
     }
+    /* Line numbers only make Java stacks nicer: go on without them. */
+    memset(&caps, 0, sizeof(caps));
+    caps.can_get_line_numbers = 1;
+    (void)(*env)->AddCapabilities(env, &caps);
     jvmtiEventCallbacks callbacks;
     memset(&callbacks, 0, sizeof(callbacks));
     callbacks.VMStart = on_vm_start;
@@ -154,6 +185,10 @@ start(JavaVM *vm, const char *text, bool attached)
     jvmti = env;
     pw_tracker_jvmti = env;
     pw_tracker_attached_late = attached;
+    pw_tracker_stack_depth = options.stack;
+    pw_tracker_java_depth = options.javastack;
+    pw_tracker_checked_jni = checked_jni_on();
+    pw_findings_critical_ms = options.critical_ms;
 
     static const jvmtiEvent events[] = {JVMTI_EVENT_NATIVE_METHOD_BIND, JVMTI_EVENT_VM_START, JVMTI_EVENT_VM_INIT,
                                         JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_DATA_DUMP_REQUEST};
@@ -169,6 +204,11 @@ start(JavaVM *vm, const char *text, bool attached)
     }
     if (attached && !pw_jni_hooks_install(env))
         goto failed;
+    if (attached) {
+        JNIEnv *jni = NULL;
+        if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) == JNI_OK)
+            pw_rebind_loaded(env, jni);
+    }
     return PINWATCH_OK;
 
 failed:

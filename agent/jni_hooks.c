@@ -1,4 +1,6 @@
 #include "jni_hooks.h"
+#include "findings.h"
+#include "jni_guard.h"
 #include "log.h"
 #include "tracker.h"
 
@@ -44,22 +46,161 @@ array_bytes(JNIEnv *env, struct pw_thread *t, jarray array, unsigned elem_size)
     return len > 0 ? (uint64_t)len * elem_size : 0;
 }
 
+/* A Get of the elements or string families made inside a critical region
+ * is itself a JNI call the specification forbids there. */
 static void
-acquired_elements(JNIEnv *env, enum pw_function fn, void *ret, const void *p, jarray array, unsigned elem_size)
+check_not_in_critical(struct pw_thread *t, uint32_t slot, void *ret)
+{
+    if (PW_UNLIKELY(t->critical != 0))
+        pw_finding(PW_FINDING_JNI_IN_CRITICAL, t->critical_site, ret, slot);
+}
+
+#define SLOT(name) ((uint32_t)(offsetof(struct JNINativeInterface_, name) / sizeof(void *)))
+
+static const unsigned elements_size[] = {
+    [PW_FN_BOOLEAN_ELEMENTS] = sizeof(jboolean), [PW_FN_BYTE_ELEMENTS] = sizeof(jbyte),
+    [PW_FN_CHAR_ELEMENTS] = sizeof(jchar),       [PW_FN_SHORT_ELEMENTS] = sizeof(jshort),
+    [PW_FN_INT_ELEMENTS] = sizeof(jint),         [PW_FN_LONG_ELEMENTS] = sizeof(jlong),
+    [PW_FN_FLOAT_ELEMENTS] = sizeof(jfloat),     [PW_FN_DOUBLE_ELEMENTS] = sizeof(jdouble),
+};
+
+static void
+acquired_elements(JNIEnv *env, enum pw_function fn, uint32_t slot, void *ret, const void *p, jarray array)
 {
     struct pw_thread *t = pw_thread_self();
     if (PW_UNLIKELY(t == NULL))
         return;
+    check_not_in_critical(t, slot, ret);
     uint32_t site = pw_track_site(env, t, fn, ret);
-    pw_track_acquire(t, site, p, array_bytes(env, t, array, elem_size));
+    pw_track_acquire(t, site, p, array_bytes(env, t, array, elements_size[fn]), array);
+}
+
+/* The JVM's release for a family.  A pin released through the wrong family
+ * goes to its own: HotSpot would copy the wrong number of bytes, free a
+ * heap address or unbalance the GC locker otherwise. */
+static void
+release_as(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *p, jint mode)
+{
+    switch (fn) {
+    case PW_FN_BOOLEAN_ELEMENTS:
+        real.ReleaseBooleanArrayElements(env, obj, p, mode);
+        break;
+    case PW_FN_BYTE_ELEMENTS:
+        real.ReleaseByteArrayElements(env, obj, p, mode);
+        break;
+    case PW_FN_CHAR_ELEMENTS:
+        real.ReleaseCharArrayElements(env, obj, p, mode);
+        break;
+    case PW_FN_SHORT_ELEMENTS:
+        real.ReleaseShortArrayElements(env, obj, p, mode);
+        break;
+    case PW_FN_INT_ELEMENTS:
+        real.ReleaseIntArrayElements(env, obj, p, mode);
+        break;
+    case PW_FN_LONG_ELEMENTS:
+        real.ReleaseLongArrayElements(env, obj, p, mode);
+        break;
+    case PW_FN_FLOAT_ELEMENTS:
+        real.ReleaseFloatArrayElements(env, obj, p, mode);
+        break;
+    case PW_FN_DOUBLE_ELEMENTS:
+        real.ReleaseDoubleArrayElements(env, obj, p, mode);
+        break;
+    case PW_FN_ARRAY_CRITICAL:
+        real.ReleasePrimitiveArrayCritical(env, obj, p, mode);
+        if (t != NULL && mode != JNI_COMMIT && t->critical > 0)
+            t->critical--;
+        break;
+    case PW_FN_STRING_CHARS:
+        real.ReleaseStringChars(env, obj, p);
+        break;
+    case PW_FN_STRING_UTF_CHARS:
+        real.ReleaseStringUTFChars(env, obj, p);
+        break;
+    case PW_FN_STRING_CRITICAL:
+        real.ReleaseStringCritical(env, obj, p);
+        if (t != NULL && t->critical > 0)
+            t->critical--;
+        break;
+    }
+}
+
+static bool
+is_critical_fn(uint32_t fn)
+{
+    return fn == PW_FN_ARRAY_CRITICAL || fn == PW_FN_STRING_CRITICAL;
+}
+
+/* Bytes the object passed to a release would have given for the pin's
+ * function; 0 when it cannot be said. */
+static uint64_t
+object_bytes(JNIEnv *env, uint32_t fn, jobject obj)
+{
+    if (obj == NULL)
+        return 0;
+    if (fn < PW_FN_ARRAY_CRITICAL)
+        return (uint64_t)real.GetArrayLength(env, obj) * elements_size[fn];
+    if (fn == PW_FN_STRING_CHARS)
+        return (uint64_t)real.GetStringLength(env, obj) * 2;
+    return 0;
+}
+
+/* Was the pin released against the object it came from?  Decided only when
+ * it is certain: the sizes differ, or (unless -Xcheck:jni, which aborts on
+ * a reference the application deleted meanwhile) the JVM says the objects
+ * differ.  Returns the original object when the release should go there. */
+static bool
+wrong_object(JNIEnv *env, const struct pw_release *r, jobject obj, jobject *original)
+{
+    *original = NULL;
+    if (!r->found || !r->same_call || r->info.ref == NULL || r->info.ref == obj || obj == NULL)
+        return false;
+    uint64_t bytes = r->info.size > 0 ? object_bytes(env, r->fn, obj) : 0;
+    if (real.ExceptionCheck(env))
+        return false;
+    bool differ = bytes != 0 && bytes != r->info.size;
+    if (!pw_tracker_checked_jni) {
+        if (real.IsSameObject(env, r->info.ref, NULL))
+            return differ; /* the Get's reference was deleted: no way back to it */
+        differ = differ || !real.IsSameObject(env, r->info.ref, obj);
+        if (differ)
+            *original = r->info.ref;
+    }
+    return differ;
 }
 
 static void
-released(const void *p, jint mode)
+released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
 {
     struct pw_thread *t = pw_thread_self();
-    if (PW_LIKELY(t != NULL))
-        pw_track_release(t, p, mode);
+    if (PW_UNLIKELY(t == NULL)) {
+        release_as(env, NULL, fn, obj, p, mode);
+        return;
+    }
+    struct pw_release r = pw_track_release(t, fn, p, mode, call);
+    if (PW_UNLIKELY(r.action == PW_RELEASE_DROP))
+        return;
+    uint32_t use = r.action == PW_RELEASE_REDIRECT ? r.fn : fn;
+    if (PW_LIKELY(r.found) && PW_UNLIKELY(r.info.ref != obj) && r.same_call) {
+        /* Outside a critical region the objects can be compared before the
+         * release, and the release sent to the right one; inside, only
+         * afterwards, to report it. */
+        jobject original = NULL;
+        if (!is_critical_fn(use) && t->critical == 0) {
+            if (wrong_object(env, &r, obj, &original)) {
+                pw_finding(PW_FINDING_WRONG_OBJECT, r.info.site, call, fn);
+                if (original != NULL)
+                    obj = original;
+            }
+            release_as(env, t, use, obj, p, mode);
+            return;
+        }
+        release_as(env, t, use, obj, p, mode);
+        if (t->critical == 0 && wrong_object(env, &r, obj, &original))
+            pw_finding(PW_FINDING_WRONG_OBJECT, r.info.site, call, fn);
+        return;
+    }
+    release_as(env, t, use, obj, p, mode);
 }
 
 #define ELEMENTS_HOOKS(Type, jtype, FN)                                                                \
@@ -69,14 +210,13 @@ released(const void *p, jint mode)
         void *ret = __builtin_return_address(0);                                                       \
         jtype *p = real.Get##Type##ArrayElements(env, array, is_copy);                                 \
         if (p != NULL)                                                                                 \
-            acquired_elements(env, FN, ret, p, array, sizeof(jtype));                                  \
+            acquired_elements(env, FN, SLOT(Get##Type##ArrayElements), ret, p, array);                 \
         return p;                                                                                      \
     }                                                                                                  \
     static void JNICALL hook_Release##Type##ArrayElements(JNIEnv *env, jtype##Array array, jtype *elems, \
                                                           jint mode)                                   \
     {                                                                                                  \
-        released(elems, mode);                                                                         \
-        real.Release##Type##ArrayElements(env, array, elems, mode);                                    \
+        released(env, FN, array, elems, mode, __builtin_return_address(0));                            \
     }
 
 ELEMENTS_HOOKS(Boolean, jboolean, PW_FN_BOOLEAN_ELEMENTS)
@@ -143,7 +283,8 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
     void *p = real.GetPrimitiveArrayCritical(env, array, is_copy);
     if (p != NULL) {
         t->critical++;
-        pw_track_acquire(t, site, p, size);
+        t->critical_site = site;
+        pw_track_acquire(t, site, p, size, array);
     }
     return p;
 }
@@ -151,13 +292,7 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
 static void JNICALL
 hook_ReleasePrimitiveArrayCritical(JNIEnv *env, jarray array, void *carray, jint mode)
 {
-    struct pw_thread *t = pw_thread_self();
-    if (PW_LIKELY(t != NULL)) {
-        pw_track_release(t, carray, mode);
-        if (mode != JNI_COMMIT && t->critical > 0)
-            t->critical--;
-    }
-    real.ReleasePrimitiveArrayCritical(env, array, carray, mode);
+    released(env, PW_FN_ARRAY_CRITICAL, array, carray, mode, __builtin_return_address(0));
 }
 
 static const jchar *JNICALL
@@ -167,9 +302,10 @@ hook_GetStringChars(JNIEnv *env, jstring string, jboolean *is_copy)
     const jchar *p = real.GetStringChars(env, string, is_copy);
     struct pw_thread *t;
     if (p != NULL && (t = pw_thread_self()) != NULL) {
+        check_not_in_critical(t, SLOT(GetStringChars), ret);
         uint32_t site = pw_track_site(env, t, PW_FN_STRING_CHARS, ret);
         uint64_t size = t->critical == 0 ? (uint64_t)real.GetStringLength(env, string) * 2 : 0;
-        pw_track_acquire(t, site, p, size);
+        pw_track_acquire(t, site, p, size, string);
     }
     return p;
 }
@@ -177,8 +313,7 @@ hook_GetStringChars(JNIEnv *env, jstring string, jboolean *is_copy)
 static void JNICALL
 hook_ReleaseStringChars(JNIEnv *env, jstring string, const jchar *chars)
 {
-    released(chars, 0);
-    real.ReleaseStringChars(env, string, chars);
+    released(env, PW_FN_STRING_CHARS, string, (void *)chars, 0, __builtin_return_address(0));
 }
 
 static const char *JNICALL
@@ -188,8 +323,9 @@ hook_GetStringUTFChars(JNIEnv *env, jstring string, jboolean *is_copy)
     const char *p = real.GetStringUTFChars(env, string, is_copy);
     struct pw_thread *t;
     if (p != NULL && (t = pw_thread_self()) != NULL) {
+        check_not_in_critical(t, SLOT(GetStringUTFChars), ret);
         uint32_t site = pw_track_site(env, t, PW_FN_STRING_UTF_CHARS, ret);
-        pw_track_acquire(t, site, p, strlen(p) + 1);
+        pw_track_acquire(t, site, p, strlen(p) + 1, string);
     }
     return p;
 }
@@ -197,8 +333,7 @@ hook_GetStringUTFChars(JNIEnv *env, jstring string, jboolean *is_copy)
 static void JNICALL
 hook_ReleaseStringUTFChars(JNIEnv *env, jstring string, const char *utf)
 {
-    released(utf, 0);
-    real.ReleaseStringUTFChars(env, string, utf);
+    released(env, PW_FN_STRING_UTF_CHARS, string, (void *)utf, 0, __builtin_return_address(0));
 }
 
 static const jchar *JNICALL
@@ -213,7 +348,8 @@ hook_GetStringCritical(JNIEnv *env, jstring string, jboolean *is_copy)
     const jchar *p = real.GetStringCritical(env, string, is_copy);
     if (p != NULL) {
         t->critical++;
-        pw_track_acquire(t, site, p, size);
+        t->critical_site = site;
+        pw_track_acquire(t, site, p, size, string);
     }
     return p;
 }
@@ -221,13 +357,7 @@ hook_GetStringCritical(JNIEnv *env, jstring string, jboolean *is_copy)
 static void JNICALL
 hook_ReleaseStringCritical(JNIEnv *env, jstring string, const jchar *chars)
 {
-    struct pw_thread *t = pw_thread_self();
-    if (PW_LIKELY(t != NULL)) {
-        pw_track_release(t, chars, 0);
-        if (t->critical > 0)
-            t->critical--;
-    }
-    real.ReleaseStringCritical(env, string, chars);
+    released(env, PW_FN_STRING_CRITICAL, string, (void *)chars, 0, __builtin_return_address(0));
 }
 
 static atomic_bool installed;
@@ -251,6 +381,7 @@ pw_jni_hooks_install(jvmtiEnv *jvmti)
         return false;
     }
     memcpy(&real, table, sizeof(real));
+    pw_jni_guard_install(table);
 #define HOOK(name) table->name = hook_##name
     HOOK(GetBooleanArrayElements);
     HOOK(ReleaseBooleanArrayElements);

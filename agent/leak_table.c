@@ -91,6 +91,7 @@ unpack(const struct leak_slot *slot, struct pw_pin_info *out)
     out->site = (uint32_t)((slot->size_site >> SIZE_BITS) & SITE_MASK);
     out->t_ms = slot->t_ms;
     out->serial = slot->serial;
+    out->ref = NULL;
 }
 
 bool

@@ -295,31 +295,44 @@ pw_method_rebind(jvmtiEnv *jvmti, JNIEnv *env, struct pw_method *m, void *ret)
         return;
     if (strcmp(info.dli_sname, short_name) != 0 && strcmp(info.dli_sname, long_name) != 0)
         return;
+    jclass klass = NULL;
+    if ((*jvmti)->GetMethodDeclaringClass(jvmti, m->id, &klass) != JVMTI_ERROR_NONE || klass == NULL)
+        return;
+    pw_method_bind_to_thunk(jvmti, env, m, klass, info.dli_saddr);
+    pw_jni_real()->DeleteLocalRef(env, klass);
+}
+
+bool
+pw_method_bind_to_thunk(jvmtiEnv *jvmti, JNIEnv *env, struct pw_method *m, jclass klass, void *f)
+{
+    const char *name = atomic_load(&m->name), *sig = atomic_load(&m->signature);
+    if (name == NULL || sig == NULL)
+        return false;
     /* The JVM ignores a binding to the function it already has, so the
      * method is bound straight to a thunk made for that function; the bind
      * event then sees one of our own thunks and lets it be. */
     pthread_mutex_lock(&bind_lock);
-    struct pw_method *bound = thunk_for(m->id, info.dli_saddr);
+    struct pw_method *bound = thunk_for(m->id, f);
     if (bound != NULL) {
         atomic_store(&bound->signature, atomic_load(&m->signature));
         atomic_store(&bound->name, atomic_load(&m->name));
     }
     pthread_mutex_unlock(&bind_lock);
-    jclass klass = NULL;
-    if (bound == NULL || (*jvmti)->GetMethodDeclaringClass(jvmti, m->id, &klass) != JVMTI_ERROR_NONE ||
-        klass == NULL)
-        return;
+    if (bound == NULL)
+        return false;
     const char *dot = strrchr(name, '.');
     char *method_name = strdup(dot + 1), *method_sig = strdup(sig);
     const struct JNINativeInterface_ *jni = pw_jni_real();
+    bool ok = false;
     if (method_name != NULL && method_sig != NULL) {
         JNINativeMethod binding = {method_name, method_sig, bound->code};
-        if (jni->RegisterNatives(env, klass, &binding, 1) != JNI_OK)
+        ok = jni->RegisterNatives(env, klass, &binding, 1) == JNI_OK;
+        if (!ok)
             jni->ExceptionClear(env);
     }
     free(method_name);
     free(method_sig);
-    jni->DeleteLocalRef(env, klass);
+    return ok;
 }
 
 const char *

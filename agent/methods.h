@@ -41,6 +41,10 @@ PW_HIDDEN struct pw_method *pw_method_unbound(jvmtiEnv *jvmti, jmethodID id);
  * the JVM links by name (Java_..., exported), so the binding is unchanged. */
 PW_HIDDEN void pw_method_rebind(jvmtiEnv *jvmti, JNIEnv *env, struct pw_method *m, void *ret);
 
+/* Binds method m (named) of klass to a thunk for function f, through
+ * RegisterNatives; true when the JVM took it. */
+PW_HIDDEN bool pw_method_bind_to_thunk(jvmtiEnv *jvmti, JNIEnv *env, struct pw_method *m, jclass klass, void *f);
+
 /* Display name for reports; never NULL. */
 PW_HIDDEN const char *pw_method_name(const struct pw_method *m);
 PW_HIDDEN const char *pw_method_signature(const struct pw_method *m);

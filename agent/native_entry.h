@@ -17,8 +17,19 @@
 #define PW_F_LIVE 20
 #define PW_FRAME_SHIFT 5
 #define PW_M_ORIG 32
+#define PW_T_CRITICAL 12
+
+/* jni_guard.S: one thunk per slot of the JNI function table. */
+#define PW_GUARD_SLOTS 234
 
 #ifndef __ASSEMBLER__
+#include <stdint.h>
+/* Where each guard thunk jumps: the function the table had before. */
+extern void *pw_jni_guard_next[PW_GUARD_SLOTS] __attribute__((visibility("hidden")));
+/* The thunks' addresses, by slot. */
+extern void *const pw_jni_guard_thunks[PW_GUARD_SLOTS] __attribute__((visibility("hidden")));
+/* Called by a thunk for a JNI call made inside a critical region. */
+void pw_jni_guard_hit(uint32_t slot, void *call) __attribute__((visibility("hidden")));
 /* The thunk of every bound native method jumps to pw_native_entry; the
  * entry makes pw_native_exit the method's return address. */
 void pw_native_entry(void) __attribute__((visibility("hidden")));

@@ -28,6 +28,8 @@ set_format(struct pw_options *opts, const char *value, size_t len)
         opts->format = PW_FORMAT_TEXT;
     else if (len == 4 && memcmp(value, "json", 4) == 0)
         opts->format = PW_FORMAT_JSON;
+    else if (len == 9 && memcmp(value, "collapsed", 9) == 0)
+        opts->format = PW_FORMAT_COLLAPSED;
     else
         return false;
     opts->format_set = true;
@@ -95,6 +97,32 @@ set_exitcode(struct pw_options *opts, const char *value, size_t len)
 }
 
 static bool
+set_stack(struct pw_options *opts, const char *value, size_t len)
+{
+    uint64_t n;
+    if (!parse_uint(value, len, 64, &n))
+        return false;
+    opts->stack = (int)n;
+    return true;
+}
+
+static bool
+set_javastack(struct pw_options *opts, const char *value, size_t len)
+{
+    uint64_t n;
+    if (!parse_uint(value, len, 64, &n))
+        return false;
+    opts->javastack = (int)n;
+    return true;
+}
+
+static bool
+set_critical_ms(struct pw_options *opts, const char *value, size_t len)
+{
+    return parse_uint(value, len, UINT64_C(1) << 32, &opts->critical_ms);
+}
+
+static bool
 set_suppress(struct pw_options *opts, const char *value, size_t len)
 {
     if (len == 0 || len >= sizeof(opts->suppress))
@@ -107,8 +135,16 @@ set_suppress(struct pw_options *opts, const char *value, size_t len)
 static const struct option_spec specs[] = {
     {"file", "PATH", "stderr",
      "append every report to PATH (created 0600; %p is replaced by the pid)", set_file},
-    {"format", "text|json", "text",
-     "text: an aligned table for people; json: JSON Lines, one line per report", set_format},
+    {"format", "text|json|collapsed", "text",
+     "text: an aligned table for people; json: JSON Lines, one line per report; collapsed: live bytes per "
+     "stack for flame graphs",
+     set_format},
+    {"stack", "N", "16",
+     "native frames kept per call site (0-64; 0: the call site only); taken for new sites and 1 Get in 256",
+     set_stack},
+    {"javastack", "N", "8", "Java frames above the native method kept per call site (0-64)", set_javastack},
+    {"critical_ms", "MS", "10", "critical regions held longer than MS are reported as long_critical",
+     set_critical_ms},
     {"threshold", "N", "10000",
      "write a report when N live pins are reached, again at 2N, 4N, ...; 0 turns it off", set_threshold},
     {"interval", "SECONDS", "0",
@@ -129,12 +165,15 @@ pw_options_defaults(struct pw_options *opts)
     memset(opts, 0, sizeof(*opts));
     opts->format = PW_FORMAT_TEXT;
     opts->threshold = 10000;
+    opts->stack = 16;
+    opts->javastack = 8;
+    opts->critical_ms = 10;
 }
 
 const char *
 pw_format_name(enum pw_format format)
 {
-    return format == PW_FORMAT_JSON ? "json" : "text";
+    return format == PW_FORMAT_JSON ? "json" : format == PW_FORMAT_COLLAPSED ? "collapsed" : "text";
 }
 
 /* Copies at most 64 bytes of a user's text into an error line, so that a
@@ -219,7 +258,7 @@ pw_options_print_help(FILE *out)
         const struct option_spec *spec = &specs[i];
         char left[48];
         snprintf(left, sizeof(left), "%s%s%s", spec->key, spec->values[0] ? "=" : "", spec->values);
-        fprintf(out, "  %-22s %s", left, spec->help);
+        fprintf(out, "  %-26s %s", left, spec->help);
         if (spec->fallback[0] != '\0')
             fprintf(out, " (default: %s)", spec->fallback);
         fputc('\n', out);

@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-enum pw_format { PW_FORMAT_TEXT, PW_FORMAT_JSON };
+enum pw_format { PW_FORMAT_TEXT, PW_FORMAT_JSON, PW_FORMAT_COLLAPSED };
 
 #define PW_PATH_MAX 4096
 
@@ -19,6 +19,9 @@ struct pw_options {
     uint64_t interval_ms;    /* period of reports; 0: off */
     int exitcode;            /* exit status when leaks remain at exit; 0: off */
     char suppress[PW_PATH_MAX]; /* suppression file; empty: none */
+    int stack;               /* native frames per site; 0: the call site only */
+    int javastack;           /* Java frames per site; 0: none */
+    uint64_t critical_ms;    /* critical regions held longer are findings */
     bool help;
     bool dump;               /* command: write a report now (second load only) */
     bool format_set;         /* format= was given (a command keeps the running one otherwise) */

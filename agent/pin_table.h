@@ -24,12 +24,14 @@ struct pw_pin_info {
     uint32_t site;   /* site_table id: method, function, call site */
     uint32_t serial; /* invocation that took it (0: none, a native thread) */
     uint32_t t_ms;   /* pw_clock_ms() when taken, modulo 2^32 */
+    jobject ref;     /* the array or string it came from, as the Get saw it;
+                        only meaningful while that invocation runs (NULL in
+                        the leak table) */
 };
 
 struct pw_pin_slot {
     _Atomic uintptr_t key;
     struct pw_pin_info info;
-    uint32_t pad;
 };
 
 struct pw_pin_table {

@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Set by the exit report: nothing is written after it, so it is the last
+ * line of a file whatever the agent's thread was about to do. */
+static bool closed;
 
 /* What the previous report said of each row, for the change since then
  * (guarded by report_lock).  Method names are owned by method records,
@@ -161,6 +164,12 @@ bool
 pw_report_write(const char *reason, const struct pw_options *opts, struct pw_snap_totals *totals)
 {
     pthread_mutex_lock(&report_lock);
+    if (closed) {
+        pthread_mutex_unlock(&report_lock);
+        return false;
+    }
+    if (strcmp(reason, "exit") == 0)
+        closed = true;
     struct pw_snapshot snap;
     if (!pw_snapshot_take(&snap, reason)) {
         pw_log_error("out of memory taking a %s report", reason);
@@ -174,6 +183,8 @@ pw_report_write(const char *reason, const struct pw_options *opts, struct pw_sna
     pw_strbuf_init(&text);
     if (opts->format == PW_FORMAT_JSON)
         pw_report_json(&snap, &text);
+    else if (opts->format == PW_FORMAT_COLLAPSED)
+        pw_report_collapsed(&snap, &text);
     else
         pw_report_text(&snap, &text);
     if (text.failed)

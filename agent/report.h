@@ -11,6 +11,7 @@
 /* The formats, one file each. */
 PW_HIDDEN void pw_report_text(const struct pw_snapshot *snap, struct pw_strbuf *out);
 PW_HIDDEN void pw_report_json(const struct pw_snapshot *snap, struct pw_strbuf *out);
+PW_HIDDEN void pw_report_collapsed(const struct pw_snapshot *snap, struct pw_strbuf *out);
 
 /* Writes one report; file and format come from opts.  The report's totals
  * go to totals when it is not NULL; false when no report could be made. */

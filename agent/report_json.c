@@ -6,26 +6,77 @@
 #include <inttypes.h>
 
 static void
-frame_json(struct pw_strbuf *out, const struct pw_snap_site *s)
+string_or_null(struct pw_strbuf *out, const char *s)
 {
-    const struct pw_location *w = &s->where;
-    pw_strbuf_printf(out, "{\"address\":\"0x%" PRIxPTR "\",\"symbol\":", s->ret);
-    if (w->symbol != NULL)
-        pw_strbuf_json_string(out, w->symbol);
+    if (s != NULL)
+        pw_strbuf_json_string(out, s);
     else
         pw_strbuf_puts(out, "null");
-    pw_strbuf_printf(out, ",\"offset\":%" PRIu64 ",\"library\":", w->symbol != NULL ? w->offset : 0);
-    if (w->library != NULL)
-        pw_strbuf_json_string(out, w->library);
-    else
-        pw_strbuf_puts(out, "null");
+}
+
+static void
+frame_json(struct pw_strbuf *out, const struct pw_snap_frame *f)
+{
+    const struct pw_location *w = &f->where;
+    pw_strbuf_printf(out, "{\"address\":\"0x%" PRIxPTR "\",\"symbol\":", f->address);
+    string_or_null(out, w->symbol);
+    pw_strbuf_printf(out, ",\"offset\":%" PRIu64 ",\"library\":", w->symbol != NULL && !f->inlined ? w->offset : 0);
+    string_or_null(out, w->library);
     if (w->file != NULL) {
         pw_strbuf_puts(out, ",\"file\":");
         pw_strbuf_json_string(out, w->file);
         pw_strbuf_printf(out, ",\"line\":%d", w->line);
     }
-    if (s->tail_call)
+    if (f->inlined)
+        pw_strbuf_puts(out, ",\"inlined\":true");
+    if (f->tail_call)
         pw_strbuf_puts(out, ",\"tail_call\":true");
+    pw_strbuf_puts(out, "}");
+}
+
+static void
+stack_json(struct pw_strbuf *out, const struct pw_snap_stack *st)
+{
+    pw_strbuf_puts(out, "[");
+    for (int k = 0; k < st->n; k++) {
+        if (k)
+            pw_strbuf_puts(out, ",");
+        frame_json(out, &st->frames[k]);
+    }
+    pw_strbuf_puts(out, "]");
+}
+
+static void
+site_json(struct pw_strbuf *out, const struct pw_snap_site *s)
+{
+    pw_strbuf_printf(out,
+                     "{\"live\":%" PRIu64 ",\"live_bytes\":%" PRIu64 ",\"acquired\":%" PRIu64
+                     ",\"released\":%" PRIu64 ",\"frames\":",
+                     s->live, s->live_bytes, s->acquired, s->released);
+    stack_json(out, &s->stacks[0]);
+    if (s->nstacks > 1) {
+        pw_strbuf_puts(out, ",\"other_stacks\":[");
+        for (int i = 1; i < s->nstacks; i++) {
+            if (i > 1)
+                pw_strbuf_puts(out, ",");
+            stack_json(out, &s->stacks[i]);
+        }
+        pw_strbuf_puts(out, "]");
+    }
+    if (s->java_stack != NULL) {
+        pw_strbuf_puts(out, ",\"java_stack\":[");
+        for (int i = 0; i < s->java_stack->n; i++) {
+            const struct pw_java_frame *f = &s->java_stack->frames[i];
+            pw_strbuf_puts(out, i ? ",{\"method\":" : "{\"method\":");
+            pw_strbuf_json_string(out, f->method);
+            pw_strbuf_puts(out, ",\"signature\":");
+            pw_strbuf_json_string(out, f->signature);
+            if (f->line >= 0)
+                pw_strbuf_printf(out, ",\"line\":%d", f->line);
+            pw_strbuf_puts(out, "}");
+        }
+        pw_strbuf_puts(out, "]");
+    }
     pw_strbuf_puts(out, "}");
 }
 
@@ -42,10 +93,12 @@ pw_report_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
                      ",\"totals\":{\"acquired\":%" PRIu64
                      ",\"released\":%" PRIu64 ",\"live\":%" PRIu64 ",\"live_bytes\":%" PRIu64
                      ",\"leaked\":%" PRIu64 ",\"held\":%" PRIu64 ",\"suppressed\":%" PRIu64 ",\"commits\":%" PRIu64
-                     ",\"unmatched_releases\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"methods\":%" PRIu64
+                     ",\"unmatched_releases\":%" PRIu64 ",\"double_releases\":%" PRIu64 ",\"findings\":%" PRIu64
+                     ",\"lost\":%" PRIu64 ",\"methods\":%" PRIu64
                      ",\"rows\":%zu},\"rows\":[",
                      snap->time_ms, snap->uptime_ms, snap->since_ms, t->acquired, t->released, t->live, t->live_bytes,
-                     t->leaked, t->live - t->leaked, t->suppressed, t->commits, t->unmatched_releases, t->lost, t->methods, snap->nrows);
+                     t->leaked, t->live - t->leaked, t->suppressed, t->commits, t->unmatched_releases,
+                     t->double_releases, t->findings, t->lost, t->methods, snap->nrows);
     for (size_t i = 0; i < snap->nrows; i++) {
         const struct pw_snap_row *r = &snap->rows[i];
         /* Printed by hand: printf's %f follows the process locale, which
@@ -65,13 +118,35 @@ pw_report_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
                          r->live - r->leaked, r->suppressed, r->commits, r->oldest_age_ms, r->live_delta,
                          r->acquired_delta, tenths / 10, tenths % 10);
         for (size_t j = 0; j < r->nsites; j++) {
-            const struct pw_snap_site *s = &r->sites[j];
-            pw_strbuf_printf(out,
-                             "%s{\"live\":%" PRIu64 ",\"live_bytes\":%" PRIu64 ",\"acquired\":%" PRIu64
-                             ",\"released\":%" PRIu64 ",\"frames\":[",
-                             j ? "," : "", s->live, s->live_bytes, s->acquired, s->released);
-            frame_json(out, s);
-            pw_strbuf_puts(out, "]}");
+            if (j)
+                pw_strbuf_puts(out, ",");
+            site_json(out, &r->sites[j]);
+        }
+        pw_strbuf_puts(out, "]}");
+    }
+    pw_strbuf_puts(out, "],\"findings\":[");
+    for (size_t i = 0; i < snap->nfindings; i++) {
+        const struct pw_snap_finding *f = &snap->findings[i];
+        pw_strbuf_printf(out, "%s{\"kind\":\"%s\",\"method\":", i ? "," : "", f->kind);
+        pw_strbuf_json_string(out, f->method);
+        pw_strbuf_puts(out, ",\"signature\":");
+        pw_strbuf_json_string(out, f->signature);
+        pw_strbuf_printf(out, ",\"function\":\"%s\",\"call\":\"%s\",\"count\":%" PRIu64,
+                         f->fn < PW_FN_COUNT ? pw_function_name(f->fn) : "?", f->call_function, f->count);
+        if (f->max_ms > 0)
+            pw_strbuf_printf(out, ",\"max_ms\":%" PRIu64 ",\"p99_ms\":%" PRIu64, f->max_ms, f->p99_ms);
+        pw_strbuf_puts(out, ",\"sites\":[");
+        bool first = true;
+        if (f->acquire.n > 0) {
+            pw_strbuf_puts(out, "{\"role\":\"acquire\",\"frames\":");
+            stack_json(out, &f->acquire);
+            pw_strbuf_puts(out, "}");
+            first = false;
+        }
+        if (f->call.n > 0) {
+            pw_strbuf_puts(out, first ? "{\"role\":\"call\",\"frames\":" : ",{\"role\":\"call\",\"frames\":");
+            stack_json(out, &f->call);
+            pw_strbuf_puts(out, "}");
         }
         pw_strbuf_puts(out, "]}");
     }

@@ -15,22 +15,56 @@ basename_of(const char *path)
     return slash != NULL ? slash + 1 : path;
 }
 
+#define TEXT_FRAMES 8
+
 static void
-site_line(struct pw_strbuf *out, const struct pw_snap_site *s)
+frame_text(struct pw_strbuf *out, const struct pw_snap_frame *f)
 {
-    const struct pw_location *w = &s->where;
-    pw_strbuf_printf(out, "    %8" PRIu64 " %10" PRIu64 "  at ", s->live, s->live_bytes);
-    if (w->symbol != NULL)
+    const struct pw_location *w = &f->where;
+    if (w->symbol != NULL && !f->inlined)
         pw_strbuf_printf(out, "%s+0x%" PRIx64, w->symbol, w->offset);
+    else if (w->symbol != NULL)
+        pw_strbuf_printf(out, "%s (inlined)", w->symbol);
     else
-        pw_strbuf_printf(out, "0x%" PRIxPTR, s->ret);
+        pw_strbuf_printf(out, "0x%" PRIxPTR, f->address);
     if (w->library != NULL)
         pw_strbuf_printf(out, " (%s)", basename_of(w->library));
     if (w->file != NULL)
         pw_strbuf_printf(out, " %s:%d", basename_of(w->file), w->line);
-    if (s->tail_call)
+    if (f->tail_call)
         pw_strbuf_puts(out, " (tail call)");
     pw_strbuf_puts(out, "\n");
+}
+
+/* The call site on the row's line of numbers, the frames that led there
+ * below it, then the Java callers. */
+static void
+site_lines(struct pw_strbuf *out, const struct pw_snap_site *s)
+{
+    const struct pw_snap_stack *st = &s->stacks[0];
+    pw_strbuf_printf(out, "    %8" PRIu64 " %10" PRIu64 "  at ", s->live, s->live_bytes);
+    if (st->n > 0)
+        frame_text(out, &st->frames[0]);
+    else
+        pw_strbuf_printf(out, "0x%" PRIxPTR "\n", s->ret);
+    for (int i = 1; i < st->n && i < TEXT_FRAMES; i++) {
+        pw_strbuf_puts(out, "                         from ");
+        frame_text(out, &st->frames[i]);
+    }
+    if (st->n > TEXT_FRAMES)
+        pw_strbuf_printf(out, "                         ... %d more frames\n", st->n - TEXT_FRAMES);
+    if (s->nstacks > 1)
+        pw_strbuf_printf(out, "                         (reached along %d different paths; format=json lists them)\n",
+                         s->nstacks);
+    if (s->java_stack != NULL) {
+        for (int i = 0; i < s->java_stack->n && i < TEXT_FRAMES; i++) {
+            const struct pw_java_frame *f = &s->java_stack->frames[i];
+            pw_strbuf_printf(out, "                    %s %s", i == 0 ? "java" : "    ", f->method);
+            if (f->line >= 0)
+                pw_strbuf_printf(out, ":%d", f->line);
+            pw_strbuf_puts(out, "\n");
+        }
+    }
 }
 
 static void
@@ -77,7 +111,7 @@ pw_report_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
             pw_strbuf_puts(out, "\n");
             for (size_t j = 0; j < r->nsites; j++)
                 if (r->sites[j].live > 0)
-                    site_line(out, &r->sites[j]);
+                    site_lines(out, &r->sites[j]);
         }
     }
     size_t balanced = snap->nrows - live_rows, shown = 0;
@@ -101,6 +135,27 @@ pw_report_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
                      ", unmatched releases %" PRIu64 "\n",
                      t->acquired, t->released, t->live, t->live_bytes, t->leaked, t->live - t->leaked, t->suppressed,
                      t->commits, t->unmatched_releases);
+    if (snap->nfindings > 0) {
+        pw_strbuf_printf(out, "  findings: %zu\n", snap->nfindings);
+        for (size_t i = 0; i < snap->nfindings; i++) {
+            const struct pw_snap_finding *f = &snap->findings[i];
+            pw_strbuf_printf(out, "    %-16s %9" PRIu64 "  %s%s", f->kind, f->count, f->method, f->signature);
+            if (f->fn < PW_FN_COUNT)
+                pw_strbuf_printf(out, " %s", pw_function_name(f->fn));
+            pw_strbuf_printf(out, " -> %s", f->call_function);
+            if (f->max_ms > 0)
+                pw_strbuf_printf(out, " (max %" PRIu64 " ms, p99 %" PRIu64 " ms)", f->max_ms, f->p99_ms);
+            pw_strbuf_puts(out, "\n");
+            if (f->acquire.n > 0) {
+                pw_strbuf_puts(out, "                       taken at ");
+                frame_text(out, &f->acquire.frames[0]);
+            }
+            if (f->call.n > 0) {
+                pw_strbuf_puts(out, "                       called at ");
+                frame_text(out, &f->call.frames[0]);
+            }
+        }
+    }
     if (t->lost > 0)
         pw_strbuf_printf(out, "  WARNING: %" PRIu64 " operations were not recorded for lack of memory\n", t->lost);
 }

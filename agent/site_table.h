@@ -16,6 +16,11 @@
 #define PW_SITE_OVERFLOW 0 /* every site past PW_MAX_SITES */
 
 struct pw_method;
+struct pw_java_stack;
+
+/* Distinct native stacks remembered per site: the first seen, then those
+ * that sampling finds (one Get in PW_SAMPLE_PERIOD per thread). */
+#define PW_SITE_STACKS 4
 
 struct pw_site {
     const struct pw_method *method; /* NULL only for PW_SITE_OVERFLOW */
@@ -24,6 +29,9 @@ struct pw_site {
     _Atomic uint32_t elem_size;     /* criticals: element size, 0 until known */
     bool suppressed;                /* matches a suppression rule; set before publication */
     atomic_bool leak_noted;         /* a LEAK line was written for this site */
+    _Atomic uint32_t stacks[PW_SITE_STACKS];      /* stack_table ids; 0: none yet */
+    _Atomic(struct pw_java_stack *) java_stack;    /* who called the native method */
+    atomic_bool java_tried;
 };
 
 /* Returns the site's id, creating it on first sight (the only path that

@@ -1,8 +1,11 @@
 #include "snapshot.h"
 #include "clock.h"
+#include "findings.h"
+#include "jni_guard.h"
 #include "leak_table.h"
 #include "methods.h"
 #include "native_entry.h"
+#include "stack_table.h"
 #include "thread_state.h"
 
 #include <stdlib.h>
@@ -104,6 +107,137 @@ group_rows(struct pw_snapshot *snap)
     qsort(snap->rows, snap->nrows, sizeof(*snap->rows), by_live_bytes);
 }
 
+#define INLINE_MAX 8
+
+/* One stack's frames, inlined functions spelled out. */
+static void
+symbolise_stack(struct pw_snapshot *snap, const struct pw_method *m, const uintptr_t *ips, int n,
+                struct pw_snap_stack *out)
+{
+    out->frames = calloc((size_t)n * INLINE_MAX, sizeof(*out->frames));
+    out->n = 0;
+    if (out->frames == NULL)
+        return;
+    for (int i = 0; i < n; i++) {
+        uintptr_t ip = ips[i];
+        bool tail = false;
+        if (ip == (uintptr_t)pw_native_exit) {
+            /* A Get made as the native method's tail call returns straight
+             * to our exit: the caller is the native function itself. */
+            if (m == NULL || m->orig == NULL)
+                continue;
+            ip = (uintptr_t)m->orig + 1;
+            tail = true;
+        }
+        struct pw_location where[INLINE_MAX];
+        bool inlined[INLINE_MAX];
+        int k = pw_symbols_expand(snap->symbols, ip, where, inlined, INLINE_MAX);
+        for (int j = 0; j < k; j++) {
+            struct pw_snap_frame *f = &out->frames[out->n++];
+            *f = (struct pw_snap_frame){.address = tail ? ip - 1 : ip, .where = where[j], .inlined = inlined[j]};
+            if (tail && !inlined[j]) {
+                f->tail_call = true;
+                f->where.offset = 0;
+            }
+        }
+    }
+}
+
+static void
+symbolise_site(struct pw_snapshot *snap, struct pw_snap_site *s)
+{
+    const struct pw_site *site = pw_site_get(s->site);
+    s->java_stack = atomic_load_explicit(&((struct pw_site *)site)->java_stack, memory_order_acquire);
+    for (int i = 0; i < PW_SITE_STACKS; i++) {
+        int n = 0;
+        uint32_t id = atomic_load_explicit(&((struct pw_site *)site)->stacks[i], memory_order_acquire);
+        const uintptr_t *ips = pw_stack_get(id, &n);
+        if (n == 0)
+            break;
+        symbolise_stack(snap, site->method, ips, n, &s->stacks[s->nstacks++]);
+    }
+    if (s->nstacks == 0)
+        symbolise_stack(snap, site->method, &s->ret, 1, &s->stacks[s->nstacks++]);
+}
+
+static const char *
+release_name(uint32_t fn)
+{
+    static const char *const names[PW_FN_COUNT] = {
+        "ReleaseBooleanArrayElements", "ReleaseByteArrayElements",  "ReleaseCharArrayElements",
+        "ReleaseShortArrayElements",   "ReleaseIntArrayElements",   "ReleaseLongArrayElements",
+        "ReleaseFloatArrayElements",   "ReleaseDoubleArrayElements", "ReleasePrimitiveArrayCritical",
+        "ReleaseStringChars",          "ReleaseStringUTFChars",     "ReleaseStringCritical",
+    };
+    return fn < PW_FN_COUNT ? names[fn] : "?";
+}
+
+/* Findings are few: each is symbolised in full (both sites). */
+static void
+take_findings(struct pw_snapshot *snap)
+{
+    size_t n = 0;
+    struct pw_finding_row *rows = pw_findings_copy(&n);
+    snap->totals.double_releases = pw_findings_double_releases();
+    if (rows == NULL || n == 0) {
+        free(rows);
+        return;
+    }
+    snap->findings = calloc(n, sizeof(*snap->findings));
+    if (snap->findings == NULL) {
+        free(rows);
+        return;
+    }
+    uint32_t nsites = pw_site_count();
+    for (size_t i = 0; i < n; i++) {
+        const struct pw_finding_row *r = &rows[i];
+        struct pw_snap_finding *f = &snap->findings[snap->nfindings];
+        const struct pw_site *site = r->site != 0 && r->site < nsites ? pw_site_get(r->site) : NULL;
+        *f = (struct pw_snap_finding){
+            .kind = pw_finding_kind_name(r->kind),
+            .method = site != NULL ? pw_method_name(site->method) : "<unknown>",
+            .signature = site != NULL ? pw_method_signature(site->method) : "",
+            .fn = site != NULL ? site->fn : PW_FN_COUNT,
+            .count = r->count,
+            .has_site = site != NULL,
+        };
+        switch (r->kind) {
+        case PW_FINDING_JNI_IN_CRITICAL:
+            f->call_function = pw_jni_slot_name(r->detail);
+            break;
+        case PW_FINDING_LONG_CRITICAL: {
+            f->call_function = site != NULL ? release_name(site->fn) : "?";
+            uint64_t released = 0;
+            for (size_t j = 0; j < snap->nsites; j++)
+                if (snap->sites[j].site == r->site)
+                    released = snap->sites[j].released;
+            struct pw_long_critical lc;
+            if (pw_findings_long_critical(r->site, released, &lc)) {
+                f->count = lc.over;
+                f->max_ms = lc.max_ms;
+                f->p99_ms = lc.p99_ms;
+            }
+            break;
+        }
+        default:
+            f->call_function = release_name(r->detail);
+            break;
+        }
+        if (site != NULL) {
+            uint32_t id = atomic_load_explicit(&((struct pw_site *)site)->stacks[0], memory_order_acquire);
+            int depth = 0;
+            const uintptr_t *ips = pw_stack_get(id, &depth);
+            uintptr_t ret = (uintptr_t)site->ret;
+            symbolise_stack(snap, site->method, depth > 0 ? ips : &ret, depth > 0 ? depth : 1, &f->acquire);
+        }
+        if (r->call != 0)
+            symbolise_stack(snap, NULL, &r->call, 1, &f->call);
+        snap->totals.findings += f->count;
+        snap->nfindings++;
+    }
+    free(rows);
+}
+
 bool
 pw_snapshot_take(struct pw_snapshot *snap, const char *reason)
 {
@@ -198,21 +332,9 @@ pw_snapshot_take(struct pw_snapshot *snap, const char *reason)
     }
 
     snap->symbols = pw_symbols_open();
-    for (size_t i = 0; i < snap->nsites; i++) {
-        struct pw_snap_site *s = &snap->sites[i];
-        const struct pw_method *m = pw_site_get(s->site)->method;
-        if (s->ret == (uintptr_t)pw_native_exit && m != NULL && m->orig != NULL) {
-            /* A Get made as the native method's tail call returns straight
-             * to our exit: the caller is the native function itself, whose
-             * start is the best address there is. */
-            s->tail_call = true;
-            s->ret = (uintptr_t)m->orig;
-            pw_symbols_lookup(snap->symbols, s->ret + 1, &s->where);
-            s->where.offset = 0;
-        } else {
-            pw_symbols_lookup(snap->symbols, s->ret, &s->where);
-        }
-    }
+    for (size_t i = 0; i < snap->nsites; i++)
+        symbolise_site(snap, &snap->sites[i]);
+    take_findings(snap);
     return true;
 }
 
@@ -220,6 +342,14 @@ void
 pw_snapshot_free(struct pw_snapshot *snap)
 {
     pw_symbols_close(snap->symbols);
+    for (size_t i = 0; i < snap->nsites; i++)
+        for (int j = 0; j < snap->sites[i].nstacks; j++)
+            free(snap->sites[i].stacks[j].frames);
+    for (size_t i = 0; i < snap->nfindings; i++) {
+        free(snap->findings[i].acquire.frames);
+        free(snap->findings[i].call.frames);
+    }
+    free(snap->findings);
     free(snap->sites);
     free(snap->rows);
     memset(snap, 0, sizeof(*snap));

@@ -5,7 +5,21 @@
 #define PW_SNAPSHOT_H
 
 #include "pinwatch.h"
+#include "java_stack.h"
+#include "site_table.h"
 #include "symbols.h"
+
+struct pw_snap_frame {
+    uintptr_t address; /* a return address, or the function start for a tail call */
+    struct pw_location where;
+    bool inlined;   /* a function inlined into the frame that follows */
+    bool tail_call; /* the native method's last act was the Get */
+};
+
+struct pw_snap_stack {
+    struct pw_snap_frame *frames; /* innermost first */
+    int n;
+};
 
 struct pw_snap_site {
     uint32_t site;
@@ -13,8 +27,11 @@ struct pw_snap_site {
     uint64_t acquired, released, commits;
     uint64_t live, live_bytes, leaked, suppressed;
     uint64_t oldest_age_ms;
-    struct pw_location where; /* symbolised after the copy */
-    bool tail_call;           /* the native method's last act was the Get */
+    /* Symbolised after the copy: the first stack seen, then any others
+     * sampling found. */
+    struct pw_snap_stack stacks[PW_SITE_STACKS];
+    int nstacks;
+    const struct pw_java_stack *java_stack; /* owned by the site, never freed */
 };
 
 struct pw_snap_row {
@@ -31,10 +48,23 @@ struct pw_snap_row {
     double acquired_per_s;
 };
 
+struct pw_snap_finding {
+    const char *kind;
+    const char *method, *signature; /* of the pin, or of the critical region */
+    uint32_t fn;                    /* the pin's acquire function */
+    const char *call_function;      /* release or JNI function of the offending call */
+    uint64_t count;
+    /* long_critical only */
+    uint64_t max_ms, p99_ms;
+    bool has_site;
+    struct pw_snap_stack acquire; /* the pin's (or critical region's) site */
+    struct pw_snap_stack call;    /* where the offending call was made */
+};
+
 struct pw_snap_totals {
     uint64_t acquired, released, commits, live, live_bytes, leaked, suppressed;
     uint64_t leaked_unsuppressed; /* what exitcode= looks at */
-    uint64_t unmatched_releases, lost;
+    uint64_t unmatched_releases, lost, double_releases, findings;
     uint64_t methods;
 };
 
@@ -48,6 +78,8 @@ struct pw_snapshot {
     size_t nrows;
     struct pw_snap_site *sites;
     size_t nsites;
+    struct pw_snap_finding *findings;
+    size_t nfindings;
     struct pw_symbols *symbols;
 };
 

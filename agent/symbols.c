@@ -1,6 +1,9 @@
 #include "symbols.h"
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,6 +11,11 @@
 struct pw_symbols {
     Dwfl *dwfl;
 };
+
+/* elfutils is not thread-safe as Debian builds it: two Dwfl handles used at
+ * once (a report and a LEAK line) were seen to lose symbols.  One view of
+ * the process at a time, from open to close. */
+static pthread_mutex_t dwfl_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static char *debuginfo_path = NULL;
 
@@ -23,6 +31,7 @@ pw_symbols_open(void)
     struct pw_symbols *s = calloc(1, sizeof(*s));
     if (s == NULL)
         return NULL;
+    pthread_mutex_lock(&dwfl_lock);
     s->dwfl = dwfl_begin(&callbacks);
     if (s->dwfl != NULL) {
         dwfl_report_begin(s->dwfl);
@@ -41,6 +50,7 @@ pw_symbols_close(struct pw_symbols *s)
         return;
     if (s->dwfl != NULL)
         dwfl_end(s->dwfl);
+    pthread_mutex_unlock(&dwfl_lock);
     free(s);
 }
 
@@ -74,4 +84,82 @@ pw_symbols_lookup(struct pw_symbols *s, uintptr_t ret, struct pw_location *out)
             out->line = lineno;
         }
     }
+}
+
+/* The name of a (possibly inlined, possibly abstract) function DIE. */
+static const char *
+die_name(Dwarf_Die *die)
+{
+    Dwarf_Attribute attr;
+    const char *name = NULL;
+    if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) != NULL)
+        name = dwarf_formstring(&attr);
+    if (name == NULL && dwarf_attr_integrate(die, DW_AT_name, &attr) != NULL)
+        name = dwarf_formstring(&attr);
+    return name;
+}
+
+/* Where an inlined call was made: DW_AT_call_file / DW_AT_call_line. */
+static void
+call_site(Dwarf_Die *cudie, Dwarf_Die *inlined, const char **file, int *line)
+{
+    Dwarf_Attribute attr;
+    Dwarf_Word value;
+    Dwarf_Files *files = NULL;
+    size_t nfiles = 0;
+    *file = NULL;
+    *line = 0;
+    if (dwarf_attr(inlined, DW_AT_call_line, &attr) != NULL && dwarf_formudata(&attr, &value) == 0)
+        *line = (int)value;
+    if (dwarf_attr(inlined, DW_AT_call_file, &attr) != NULL && dwarf_formudata(&attr, &value) == 0 &&
+        dwarf_getsrcfiles(cudie, &files, &nfiles) == 0 && value < nfiles)
+        *file = dwarf_filesrc(files, value, NULL, NULL);
+}
+
+int
+pw_symbols_expand(struct pw_symbols *s, uintptr_t ret, struct pw_location *out, bool *inlined, int max)
+{
+    if (max <= 0)
+        return 0;
+    pw_symbols_lookup(s, ret, &out[0]);
+    inlined[0] = false;
+    if (s == NULL || s->dwfl == NULL || ret == 0 || max == 1)
+        return 1;
+    Dwarf_Addr call = (Dwarf_Addr)ret - 1, bias = 0;
+    Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, call);
+    Dwarf_Die *cudie = mod != NULL ? dwfl_module_addrdie(mod, call, &bias) : NULL;
+    Dwarf_Die *scopes = NULL;
+    int nscopes = cudie != NULL ? dwarf_getscopes(cudie, call - bias, &scopes) : 0;
+    if (nscopes <= 0) {
+        free(scopes);
+        return 1;
+    }
+    /* scopes[] runs innermost to outermost.  Each inlined subroutine is a
+     * frame whose line is the line table's (for the innermost) or the call
+     * site recorded by the inlined subroutine inside it. */
+    struct pw_location real = out[0];
+    int n = 0;
+    const char *file = real.file;
+    int line = real.line;
+    for (int i = 0; i < nscopes && n < max - 1; i++) {
+        if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine)
+            continue;
+        out[n] = (struct pw_location){
+            .symbol = die_name(&scopes[i]),
+            .library = real.library,
+            .file = file,
+            .line = line,
+        };
+        inlined[n] = true;
+        n++;
+        call_site(cudie, &scopes[i], &file, &line);
+    }
+    free(scopes);
+    /* The real function: its ELF symbol, at the line the outermost inlined
+     * call was made from. */
+    real.file = file != NULL ? file : real.file;
+    real.line = file != NULL ? line : real.line;
+    out[n] = real;
+    inlined[n] = false;
+    return n + 1;
 }

@@ -18,12 +18,20 @@ struct pw_location {
     int line;            /* 0 without DWARF */
 };
 
-/* A view of the process's mappings as they are now. */
+/* A view of the process's mappings as they are now.  Only one exists at a
+ * time: a second open waits for the first to be closed. */
 PW_HIDDEN struct pw_symbols *pw_symbols_open(void);
 PW_HIDDEN void pw_symbols_close(struct pw_symbols *s);
 
 /* Strings stay valid until pw_symbols_close.  ret is a return address: the
  * call it belongs to is looked up at ret - 1. */
 PW_HIDDEN void pw_symbols_lookup(struct pw_symbols *s, uintptr_t ret, struct pw_location *out);
+
+/* Like pw_symbols_lookup, but a call made from code inlined into its
+ * caller gives one location per inlined function, innermost first, the
+ * real (ELF) function last; inlined[i] tells which are inlined.  Returns the
+ * number written (at least 1, at most max). */
+PW_HIDDEN int pw_symbols_expand(struct pw_symbols *s, uintptr_t ret, struct pw_location *out, bool *inlined,
+                                int max);
 
 #endif

@@ -77,6 +77,7 @@ pw_thread_create(void)
     struct pw_thread *t = calloc(1, sizeof(*t));
     if (t == NULL)
         return NULL;
+    t->sample_countdown = 1;
     if (!pw_pin_table_init(&t->pins)) {
         free(t);
         return NULL;

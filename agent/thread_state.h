@@ -26,6 +26,15 @@ struct pw_frame {
 
 #define PW_SITE_CACHE 64
 
+/* Recently released pins, newest last: what tells a double release from a
+ * release of a pointer never seen. */
+#define PW_RECENT_RELEASES 256
+
+struct pw_recent_release {
+    uintptr_t ptr;
+    uint32_t site;
+};
+
 struct pw_site_cache_entry {
     void *ret;
     const struct pw_method *method;
@@ -39,13 +48,16 @@ struct pw_thread {
     uint32_t too_deep;  /* PW_T_TOO_DEEP: invocations beyond PW_MAX_DEPTH */
     uint32_t critical;  /* critical regions this thread holds open */
     int32_t live_pending; /* live pins not yet published to the threshold count */
-    uint32_t pad32;
+    uint32_t sample_countdown; /* Gets until the next stack sample */
     uint64_t pad[5];
     struct pw_frame frames[PW_MAX_DEPTH]; /* PW_T_FRAMES */
 
     struct pw_pin_table pins;
     struct pw_thread_counts counts;
     struct pw_site_cache_entry site_cache[PW_SITE_CACHE];
+    struct pw_recent_release recent[PW_RECENT_RELEASES];
+    uint32_t recent_next;
+    uint32_t critical_site; /* site of the critical region most recently opened */
 
     /* Registry links, guarded by the registry lock. */
     struct pw_thread *next;

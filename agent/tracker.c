@@ -1,11 +1,18 @@
 #include "tracker.h"
+#include "backtrace.h"
 #include "clock.h"
+#include "findings.h"
+#include "java_stack.h"
+#include "stack_table.h"
 #include "leak_table.h"
 #include "methods.h"
 #include "trigger.h"
 
 jvmtiEnv *pw_tracker_jvmti;
 bool pw_tracker_attached_late;
+int pw_tracker_stack_depth = 16;
+int pw_tracker_java_depth = 8;
+bool pw_tracker_checked_jni;
 
 /* Without a frame of ours the thread is either natively attached or, after
  * a late attach, inside a method bound before pinwatch came: the JVM knows
@@ -31,6 +38,46 @@ method_without_frame(JNIEnv *env, struct pw_thread *t, void *ret)
     return m;
 }
 
+/* Adds the stack of this Get to its site unless the site knows it. */
+static void
+take_stack(struct pw_site *site, void *ret, bool bounded)
+{
+    uintptr_t ips[PW_STACK_MAX];
+    int n = pw_backtrace(ret, ips, pw_tracker_stack_depth, bounded);
+    uint32_t id = pw_stack_intern(ips, n);
+    if (id == PW_NO_STACK)
+        return;
+    for (int i = 0; i < PW_SITE_STACKS; i++) {
+        uint32_t have = atomic_load_explicit(&site->stacks[i], memory_order_acquire);
+        if (have == id)
+            return;
+        if (have == PW_NO_STACK &&
+            atomic_compare_exchange_strong(&site->stacks[i], &have, id))
+            return;
+        if (have == id)
+            return;
+    }
+}
+
+/* A site met by this thread for the first time (or again after its cache
+ * entry was taken): the only place the expensive captures may happen. */
+static void
+first_sight(JNIEnv *env, struct pw_thread *t, uint32_t id, void *ret, bool bounded)
+{
+    struct pw_site *site = pw_site_get(id);
+    if (id == PW_SITE_OVERFLOW)
+        return;
+    if (pw_tracker_stack_depth > 0 && atomic_load_explicit(&site->stacks[0], memory_order_acquire) == PW_NO_STACK)
+        take_stack(site, ret, bounded);
+    /* A JVMTI stack query is not for a thread inside a critical region. */
+    if (pw_tracker_java_depth > 0 && t->critical == 0 && t->depth > 0 &&
+        !atomic_load_explicit(&site->java_tried, memory_order_relaxed) &&
+        !atomic_exchange(&site->java_tried, true)) {
+        struct pw_java_stack *js = pw_java_stack_capture(pw_tracker_jvmti, env, pw_tracker_java_depth);
+        atomic_store_explicit(&site->java_stack, js, memory_order_release);
+    }
+}
+
 uint32_t
 pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
 {
@@ -38,15 +85,25 @@ pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
     const struct pw_method *m = f != NULL ? f->method : method_without_frame(env, t, ret);
     uintptr_t h = ((uintptr_t)ret ^ ((uintptr_t)m >> 4) ^ fn) * 0x9E3779B97F4A7C15ull;
     struct pw_site_cache_entry *e = &t->site_cache[h >> (64 - 6)];
-    if (PW_LIKELY(e->ret == ret && e->method == m && e->fn == fn && e->site != 0))
+    /* Native frames can be walked safely up to the method's entry (a
+     * thunked method) or to the thread's start (a native thread). */
+    bool bounded = f != NULL || m == &pw_method_native_thread;
+    if (PW_LIKELY(e->ret == ret && e->method == m && e->fn == fn && e->site != 0)) {
+        if (PW_UNLIKELY(--t->sample_countdown == 0)) {
+            t->sample_countdown = PW_SAMPLE_PERIOD;
+            if (pw_tracker_stack_depth > 0)
+                take_stack(pw_site_get(e->site), ret, bounded);
+        }
         return e->site;
+    }
     uint32_t site = pw_site_intern(m, fn, ret);
     *e = (struct pw_site_cache_entry){.ret = ret, .method = m, .fn = fn, .site = site};
+    first_sight(env, t, site, ret, bounded);
     return site;
 }
 
 void
-pw_track_acquire(struct pw_thread *t, uint32_t site, const void *ptr, uint64_t size)
+pw_track_acquire(struct pw_thread *t, uint32_t site, const void *ptr, uint64_t size, jobject ref)
 {
     struct pw_frame *f = pw_thread_top(t);
     struct pw_pin_info info = {
@@ -54,6 +111,7 @@ pw_track_acquire(struct pw_thread *t, uint32_t site, const void *ptr, uint64_t s
         .site = site,
         .serial = f != NULL ? f->serial : 0,
         .t_ms = (uint32_t)pw_clock_ms(),
+        .ref = ref,
     };
     struct pw_counts *c = pw_counts_of(&t->counts, site);
     pw_count_add(&c->acquired, 1);
@@ -68,12 +126,27 @@ pw_track_acquire(struct pw_thread *t, uint32_t site, const void *ptr, uint64_t s
 }
 
 /* The invocation that took a pin no longer holds it. */
-static void
-counted_release(struct pw_thread *t, const struct pw_pin_info *info)
+static bool
+is_critical(uint32_t fn)
 {
+    return fn == PW_FN_ARRAY_CRITICAL || fn == PW_FN_STRING_CRITICAL;
+}
+
+static void
+counted_release(struct pw_thread *t, uintptr_t key, const struct pw_pin_info *info, void *call)
+{
+    const struct pw_site *site = pw_site_get(info->site);
     pw_count_add(&pw_counts_of(&t->counts, info->site)->released, 1);
-    if (!pw_site_get(info->site)->suppressed)
+    if (!site->suppressed)
         pw_trigger_count(t, -1);
+    struct pw_recent_release *r = &t->recent[t->recent_next++ % PW_RECENT_RELEASES];
+    r->ptr = key;
+    r->site = info->site;
+    if (is_critical(site->fn)) {
+        uint32_t held = (uint32_t)pw_clock_ms() - info->t_ms;
+        if (PW_UNLIKELY(held > 0 && held < UINT32_MAX / 2))
+            pw_finding_critical_held(info->site, call, held);
+    }
 }
 
 static void
@@ -129,24 +202,71 @@ find_anywhere(struct pw_thread *t, uintptr_t key, struct pw_pin_info *info)
     return found;
 }
 
-void
-pw_track_release(struct pw_thread *t, const void *ptr, jint mode)
+/* A release nobody's table knows: was it released already?  Only this
+ * thread's and other threads' recent releases can say. */
+static bool
+released_before(struct pw_thread *t, uintptr_t key, uint32_t *site)
+{
+    for (uint32_t i = 0; i < PW_RECENT_RELEASES; i++) {
+        const struct pw_recent_release *r = &t->recent[(t->recent_next - 1 - i) % PW_RECENT_RELEASES];
+        if (r->ptr == key) {
+            *site = r->site;
+            return true;
+        }
+    }
+    bool found = false;
+    pw_threads_read_lock();
+    for (struct pw_thread *o = pw_threads_first(); o != NULL && !found; o = o->next) {
+        if (o == t)
+            continue;
+        for (uint32_t i = 0; i < PW_RECENT_RELEASES && !found; i++) {
+            if (__atomic_load_n(&o->recent[i].ptr, __ATOMIC_RELAXED) == key) {
+                *site = __atomic_load_n(&o->recent[i].site, __ATOMIC_RELAXED);
+                found = true;
+            }
+        }
+    }
+    pw_threads_read_unlock();
+    return found;
+}
+
+struct pw_release
+pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, void *call)
 {
     uintptr_t key = (uintptr_t)ptr;
-    struct pw_pin_info info;
+    struct pw_release r = {.action = PW_RELEASE_PASS};
     if (mode == JNI_COMMIT) {
         /* Copy-back only: the buffer stays allocated and the pin live. */
-        if (find_anywhere(t, key, &info))
-            pw_count_add(&pw_counts_of(&t->counts, info.site)->commits, 1);
-        return;
+        if (find_anywhere(t, key, &r.info)) {
+            r.found = true;
+            pw_count_add(&pw_counts_of(&t->counts, r.info.site)->commits, 1);
+        }
+    } else if (PW_LIKELY(pw_pin_table_remove(&t->pins, key, &r.info))) {
+        r.found = true;
+        struct pw_frame *top = pw_thread_top(t);
+        r.same_call = top != NULL && r.info.serial == top->serial;
+        counted_release(t, key, &r.info, call);
+        frame_released(t, r.info.serial);
+    } else if (remove_elsewhere(t, key, &r.info)) {
+        r.found = true;
+        counted_release(t, key, &r.info, call);
+    } else {
+        uint32_t site = 0;
+        /* Dropping a critical release wrongly would leave the GC locked
+         * for good: only when every pin since start is in the books. */
+        bool sure = !is_critical(fn) || (!pw_tracker_attached_late && pw_count_read(&t->counts.lost) == 0);
+        if (released_before(t, key, &site) && sure) {
+            pw_finding(PW_FINDING_DOUBLE_RELEASE, site, call, fn);
+            r.action = PW_RELEASE_DROP;
+        } else {
+            pw_count_add(&t->counts.unmatched_releases, 1);
+        }
+        return r;
     }
-    if (PW_LIKELY(pw_pin_table_remove(&t->pins, key, &info))) {
-        counted_release(t, &info);
-        frame_released(t, info.serial);
-        return;
+    r.fn = pw_site_get(r.info.site)->fn;
+    if (PW_UNLIKELY(r.fn != fn)) {
+        pw_finding(PW_FINDING_WRONG_FUNCTION, r.info.site, call, fn);
+        r.action = PW_RELEASE_REDIRECT;
     }
-    if (remove_elsewhere(t, key, &info))
-        counted_release(t, &info);
-    else
-        pw_count_add(&t->counts.unmatched_releases, 1);
+    return r;
 }

@@ -11,16 +11,44 @@ PW_HIDDEN extern jvmtiEnv *pw_tracker_jvmti;
 /* Loaded into a running JVM: methods bound before have no thunk, so a
  * thread in none of ours asks the JVM which native method it is in. */
 PW_HIDDEN extern bool pw_tracker_attached_late;
+/* stack= and javastack=: frames kept per site. */
+PW_HIDDEN extern int pw_tracker_stack_depth;
+PW_HIDDEN extern int pw_tracker_java_depth;
+
+/* One Get in this many, per thread, has its native stack taken again, so
+ * that a site reached along several paths shows them. */
+#define PW_SAMPLE_PERIOD 256
 
 /* The site of a Get made from ret on this thread, for function fn.  env
  * is used only after a late attach, to bind a method anew. */
 PW_HIDDEN uint32_t pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret);
 
-/* A Get returned ptr (never NULL) of size bytes. */
-PW_HIDDEN void pw_track_acquire(struct pw_thread *t, uint32_t site, const void *ptr, uint64_t size);
+/* A Get returned ptr (never NULL) of size bytes, from object ref. */
+PW_HIDDEN void pw_track_acquire(struct pw_thread *t, uint32_t site, const void *ptr, uint64_t size, jobject ref);
 
-/* A Release of ptr with mode; called before the JVM's release runs, so the
- * address cannot have been handed out again in between. */
-PW_HIDDEN void pw_track_release(struct pw_thread *t, const void *ptr, jint mode);
+enum pw_release_action {
+    PW_RELEASE_PASS,     /* give it to the JVM as the application made it */
+    PW_RELEASE_REDIRECT, /* wrong family: release through the pin's own */
+    PW_RELEASE_DROP,     /* a double release: passing it on would free twice */
+};
+
+struct pw_release {
+    enum pw_release_action action;
+    uint32_t fn;    /* the pin's acquire function (when found) */
+    bool found;
+    bool same_call; /* taken by the running invocation: its ref is still valid */
+    struct pw_pin_info info;
+};
+
+/* A Release of ptr through family fn with mode, made from call; called
+ * before the JVM's release runs, so the address cannot have been handed
+ * out again in between.  Findings are recorded here. */
+PW_HIDDEN struct pw_release pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode,
+                                             void *call);
+
+/* Set at start when -Xcheck:jni is on: the checker would abort on a
+ * reference the application has deleted, so identity checks that use the
+ * Get's reference are skipped. */
+PW_HIDDEN extern bool pw_tracker_checked_jni;
 
 #endif

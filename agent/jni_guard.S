@@ -1,0 +1,124 @@
+/* A guard for every JNI function: a thread that holds a critical region
+ * (GetPrimitiveArrayCritical or GetStringCritical not yet released) must
+ * call no other JNI function.  Each slot of the JNI function table gets a
+ * thunk that looks at the thread's critical count and, when it is not
+ * zero, reports the call (pw_jni_guard_hit) before passing it on.  Thunks
+ * are stamped out by the assembler, one per slot, so all 230 signatures,
+ * variadic ones included, are handled without writing one by hand: nothing
+ * but r10, r11 and the flags is touched on the way through. */
+
+#include "native_entry.h"
+
+    .text
+
+    .macro GUARD slot
+    .p2align 4
+pw_jni_guard_\slot:
+    movq    pw_tls_self@gottpoff(%rip), %r11
+    movq    %fs:(%r11), %r11
+    testq   %r11, %r11
+    jz      1f
+    cmpl    $0, PW_T_CRITICAL(%r11)
+    jne     2f
+1:  jmpq    *(pw_jni_guard_next + 8 * \slot)(%rip)
+2:  movl    $\slot, %r10d
+    jmp     pw_jni_guard_slow
+    .endm
+
+    .altmacro
+    .set    slot, 0
+    .rept   PW_GUARD_SLOTS
+    GUARD   %slot
+    .set    slot, slot + 1
+    .endr
+
+    /* r10 = slot, [rsp] = the caller's return address.  Every register a
+     * JNI function may take an argument in is kept, rax too (the vector
+     * count of a variadic call). */
+    .p2align 4
+    .type   pw_jni_guard_slow, @function
+pw_jni_guard_slow:
+    .cfi_startproc
+    pushq   %rax
+    .cfi_adjust_cfa_offset 8
+    pushq   %rdi
+    .cfi_adjust_cfa_offset 8
+    pushq   %rsi
+    .cfi_adjust_cfa_offset 8
+    pushq   %rdx
+    .cfi_adjust_cfa_offset 8
+    pushq   %rcx
+    .cfi_adjust_cfa_offset 8
+    pushq   %r8
+    .cfi_adjust_cfa_offset 8
+    pushq   %r9
+    .cfi_adjust_cfa_offset 8
+    pushq   %r10
+    .cfi_adjust_cfa_offset 8
+    subq    $136, %rsp
+    .cfi_adjust_cfa_offset 136
+    movdqu  %xmm0, 0(%rsp)
+    movdqu  %xmm1, 16(%rsp)
+    movdqu  %xmm2, 32(%rsp)
+    movdqu  %xmm3, 48(%rsp)
+    movdqu  %xmm4, 64(%rsp)
+    movdqu  %xmm5, 80(%rsp)
+    movdqu  %xmm6, 96(%rsp)
+    movdqu  %xmm7, 112(%rsp)
+    movl    %r10d, %edi
+    movq    (136 + 64)(%rsp), %rsi
+    call    pw_jni_guard_hit
+    movdqu  0(%rsp), %xmm0
+    movdqu  16(%rsp), %xmm1
+    movdqu  32(%rsp), %xmm2
+    movdqu  48(%rsp), %xmm3
+    movdqu  64(%rsp), %xmm4
+    movdqu  80(%rsp), %xmm5
+    movdqu  96(%rsp), %xmm6
+    movdqu  112(%rsp), %xmm7
+    addq    $136, %rsp
+    .cfi_adjust_cfa_offset -136
+    popq    %r10
+    .cfi_adjust_cfa_offset -8
+    popq    %r9
+    .cfi_adjust_cfa_offset -8
+    popq    %r8
+    .cfi_adjust_cfa_offset -8
+    popq    %rcx
+    .cfi_adjust_cfa_offset -8
+    popq    %rdx
+    .cfi_adjust_cfa_offset -8
+    popq    %rsi
+    .cfi_adjust_cfa_offset -8
+    popq    %rdi
+    .cfi_adjust_cfa_offset -8
+    popq    %rax
+    .cfi_adjust_cfa_offset -8
+    leaq    pw_jni_guard_next(%rip), %r11
+    jmpq    *(%r11,%r10,8)
+    .cfi_endproc
+    .size   pw_jni_guard_slow, . - pw_jni_guard_slow
+
+    .macro GUARD_ADDRESS slot
+    .quad   pw_jni_guard_\slot
+    .endm
+
+    .section .data.rel.ro, "aw"
+    .p2align 3
+    .globl  pw_jni_guard_thunks
+    .hidden pw_jni_guard_thunks
+pw_jni_guard_thunks:
+    .set    slot, 0
+    .rept   PW_GUARD_SLOTS
+    GUARD_ADDRESS %slot
+    .set    slot, slot + 1
+    .endr
+
+    .bss
+    .p2align 3
+    .globl  pw_jni_guard_next
+    .hidden pw_jni_guard_next
+pw_jni_guard_next:
+    .zero   8 * PW_GUARD_SLOTS
+
+    .section .note.GNU-stack, "", @progbits
