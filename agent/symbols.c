@@ -10,6 +10,9 @@
 
 struct pw_symbols {
     Dwfl *dwfl;
+    /* Paths made absolute for this view, freed with it. */
+    char **paths;
+    size_t npaths, cap;
 };
 
 /* elfutils is not thread-safe as Debian builds it: two Dwfl handles used at
@@ -51,7 +54,51 @@ pw_symbols_close(struct pw_symbols *s)
     if (s->dwfl != NULL)
         dwfl_end(s->dwfl);
     pthread_mutex_unlock(&dwfl_lock);
+    for (size_t i = 0; i < s->npaths; i++)
+        free(s->paths[i]);
+    free(s->paths);
     free(s);
+}
+
+/* A source path as the compiler recorded it is often relative to the
+ * directory it ran in (Meson writes "../src/x.c"): join it to DW_AT_comp_dir
+ * so that a report names the file wherever it is read. */
+static const char *
+absolute(struct pw_symbols *s, Dwarf_Die *cu, const char *file)
+{
+    if (file == NULL || file[0] == '/')
+        return file;
+    Dwarf_Attribute attr;
+    const char *dir = cu != NULL && dwarf_attr(cu, DW_AT_comp_dir, &attr) != NULL ? dwarf_formstring(&attr) : NULL;
+    if (dir == NULL)
+        return file;
+    if (s->npaths == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        char **grown = realloc(s->paths, cap * sizeof(*grown));
+        if (grown == NULL)
+            return file;
+        s->paths = grown;
+        s->cap = cap;
+    }
+    size_t dlen = strlen(dir), flen = strlen(file);
+    char *path = malloc(dlen + 1 + flen + 1);
+    if (path == NULL)
+        return file;
+    memcpy(path, dir, dlen);
+    path[dlen] = '/';
+    memcpy(path + dlen + 1, file, flen + 1);
+    /* Fold "dir/../" pairs that Meson's relative paths leave. */
+    char *p;
+    while ((p = strstr(path, "/../")) != NULL && p > path) {
+        char *prev = p - 1;
+        while (prev > path && *prev != '/')
+            prev--;
+        if (*prev != '/' || strncmp(prev, "/..", 3) == 0)
+            break;
+        memmove(prev, p + 3, strlen(p + 3) + 1);
+    }
+    s->paths[s->npaths++] = path;
+    return path;
 }
 
 void
@@ -80,7 +127,7 @@ pw_symbols_lookup(struct pw_symbols *s, uintptr_t ret, struct pw_location *out)
         int lineno = 0;
         const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
         if (file != NULL && lineno > 0) {
-            out->file = file;
+            out->file = absolute(s, dwfl_linecu(line), file);
             out->line = lineno;
         }
     }
@@ -153,6 +200,7 @@ pw_symbols_expand(struct pw_symbols *s, uintptr_t ret, struct pw_location *out, 
         inlined[n] = true;
         n++;
         call_site(cudie, &scopes[i], &file, &line);
+        file = absolute(s, cudie, file);
     }
     free(scopes);
     /* The real function: its ELF symbol, at the line the outermost inlined
