@@ -1,6 +1,7 @@
 /* Entry points: parse the options, get a JVMTI environment, ask for the
  * NativeMethodBind events, and swap the JNI table in as soon as the JVM
  * allows it (VMStart at launch, at once when attached). */
+#include "backtrace.h"
 #include "clock.h"
 #include "findings.h"
 #include "jni_hooks.h"
@@ -179,6 +180,7 @@ start(JavaVM *vm, const char *text, bool attached)
     if (!pw_threads_init() || !pw_methods_init(env))
         goto failed;
     pw_clock_start();
+    pw_backtrace_init();
     pw_trigger_start(&options);
     if (options.exitcode != 0)
         atexit(apply_exit_status);

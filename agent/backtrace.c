@@ -4,6 +4,12 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+void
+pw_backtrace_init(void)
+{
+    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+}
+
 int
 pw_backtrace(void *ret, uintptr_t *ips, int max, bool bounded)
 {

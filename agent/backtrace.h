@@ -15,4 +15,9 @@
  * above, which libunwind cannot walk safely). */
 PW_HIDDEN int pw_backtrace(void *ret, uintptr_t *ips, int max, bool bounded);
 
+/* Once, before any capture: libunwind's default global cache blocks every
+ * signal around each lookup (two sigprocmask calls a frame); a cache per
+ * thread needs no lock. */
+PW_HIDDEN void pw_backtrace_init(void);
+
 #endif

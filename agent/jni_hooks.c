@@ -13,27 +13,6 @@
  * which would come back into the wrappers. */
 static struct JNINativeInterface_ real;
 
-static const char *const function_names[PW_FN_COUNT] = {
-    [PW_FN_BOOLEAN_ELEMENTS] = "GetBooleanArrayElements",
-    [PW_FN_BYTE_ELEMENTS] = "GetByteArrayElements",
-    [PW_FN_CHAR_ELEMENTS] = "GetCharArrayElements",
-    [PW_FN_SHORT_ELEMENTS] = "GetShortArrayElements",
-    [PW_FN_INT_ELEMENTS] = "GetIntArrayElements",
-    [PW_FN_LONG_ELEMENTS] = "GetLongArrayElements",
-    [PW_FN_FLOAT_ELEMENTS] = "GetFloatArrayElements",
-    [PW_FN_DOUBLE_ELEMENTS] = "GetDoubleArrayElements",
-    [PW_FN_ARRAY_CRITICAL] = "GetPrimitiveArrayCritical",
-    [PW_FN_STRING_CHARS] = "GetStringChars",
-    [PW_FN_STRING_UTF_CHARS] = "GetStringUTFChars",
-    [PW_FN_STRING_CRITICAL] = "GetStringCritical",
-};
-
-const char *
-pw_function_name(enum pw_function fn)
-{
-    return (unsigned)fn < PW_FN_COUNT ? function_names[fn] : "?";
-}
-
 /* Array lengths are asked for outside critical regions only: no JNI call is
  * allowed inside one, and -Xcheck:jni says so.  A pin taken while the
  * thread already holds a critical is recorded with size 0. */
@@ -72,7 +51,7 @@ acquired_elements(JNIEnv *env, enum pw_function fn, uint32_t slot, void *ret, co
         return;
     check_not_in_critical(t, slot, ret);
     uint32_t site = pw_track_site(env, t, fn, ret);
-    pw_track_acquire(t, site, p, array_bytes(env, t, array, elements_size[fn]), array);
+    pw_track_acquire(t, site, fn, p, array_bytes(env, t, array, elements_size[fn]), array);
 }
 
 /* The JVM's release for a family.  A pin released through the wrong family
@@ -153,18 +132,18 @@ static bool
 wrong_object(JNIEnv *env, const struct pw_release *r, jobject obj, jobject *original)
 {
     *original = NULL;
-    if (!r->found || !r->same_call || r->info.ref == NULL || r->info.ref == obj || obj == NULL)
+    if (!r->found || !r->same_call || r->ref == NULL || r->ref == obj || obj == NULL)
         return false;
-    uint64_t bytes = r->info.size > 0 ? object_bytes(env, r->fn, obj) : 0;
+    uint64_t bytes = r->size > 0 ? object_bytes(env, r->fn, obj) : 0;
     if (real.ExceptionCheck(env))
         return false;
-    bool differ = bytes != 0 && bytes != r->info.size;
+    bool differ = bytes != 0 && bytes != r->size;
     if (!pw_tracker_checked_jni) {
-        if (real.IsSameObject(env, r->info.ref, NULL))
+        if (real.IsSameObject(env, r->ref, NULL))
             return differ; /* the Get's reference was deleted: no way back to it */
-        differ = differ || !real.IsSameObject(env, r->info.ref, obj);
+        differ = differ || !real.IsSameObject(env, r->ref, obj);
         if (differ)
-            *original = r->info.ref;
+            *original = r->ref;
     }
     return differ;
 }
@@ -181,14 +160,14 @@ released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
     if (PW_UNLIKELY(r.action == PW_RELEASE_DROP))
         return;
     uint32_t use = r.action == PW_RELEASE_REDIRECT ? r.fn : fn;
-    if (PW_LIKELY(r.found) && PW_UNLIKELY(r.info.ref != obj) && r.same_call) {
+    if (PW_LIKELY(r.found) && PW_UNLIKELY(r.ref != obj) && r.same_call) {
         /* Outside a critical region the objects can be compared before the
          * release, and the release sent to the right one; inside, only
          * afterwards, to report it. */
         jobject original = NULL;
         if (!is_critical_fn(use) && t->critical == 0) {
             if (wrong_object(env, &r, obj, &original)) {
-                pw_finding(PW_FINDING_WRONG_OBJECT, r.info.site, call, fn);
+                pw_finding(PW_FINDING_WRONG_OBJECT, r.site, call, fn);
                 if (original != NULL)
                     obj = original;
             }
@@ -197,7 +176,7 @@ released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
         }
         release_as(env, t, use, obj, p, mode);
         if (t->critical == 0 && wrong_object(env, &r, obj, &original))
-            pw_finding(PW_FINDING_WRONG_OBJECT, r.info.site, call, fn);
+            pw_finding(PW_FINDING_WRONG_OBJECT, r.site, call, fn);
         return;
     }
     release_as(env, t, use, obj, p, mode);
@@ -284,7 +263,7 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
     if (p != NULL) {
         t->critical++;
         t->critical_site = site;
-        pw_track_acquire(t, site, p, size, array);
+        pw_track_acquire(t, site, PW_FN_ARRAY_CRITICAL, p, size, array);
     }
     return p;
 }
@@ -305,7 +284,7 @@ hook_GetStringChars(JNIEnv *env, jstring string, jboolean *is_copy)
         check_not_in_critical(t, SLOT(GetStringChars), ret);
         uint32_t site = pw_track_site(env, t, PW_FN_STRING_CHARS, ret);
         uint64_t size = t->critical == 0 ? (uint64_t)real.GetStringLength(env, string) * 2 : 0;
-        pw_track_acquire(t, site, p, size, string);
+        pw_track_acquire(t, site, PW_FN_STRING_CHARS, p, size, string);
     }
     return p;
 }
@@ -325,7 +304,7 @@ hook_GetStringUTFChars(JNIEnv *env, jstring string, jboolean *is_copy)
     if (p != NULL && (t = pw_thread_self()) != NULL) {
         check_not_in_critical(t, SLOT(GetStringUTFChars), ret);
         uint32_t site = pw_track_site(env, t, PW_FN_STRING_UTF_CHARS, ret);
-        pw_track_acquire(t, site, p, strlen(p) + 1, string);
+        pw_track_acquire(t, site, PW_FN_STRING_UTF_CHARS, p, strlen(p) + 1, string);
     }
     return p;
 }
@@ -349,7 +328,7 @@ hook_GetStringCritical(JNIEnv *env, jstring string, jboolean *is_copy)
     if (p != NULL) {
         t->critical++;
         t->critical_site = site;
-        pw_track_acquire(t, site, p, size, string);
+        pw_track_acquire(t, site, PW_FN_STRING_CRITICAL, p, size, string);
     }
     return p;
 }

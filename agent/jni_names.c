@@ -84,3 +84,124 @@ pw_jni_symbol(const char *java_name, const char *signature, char *out, size_t le
         return false;
     return put(&o, "__", 2) && mangle(&o, open + 1, close);
 }
+
+/* Appends one UTF-16 code unit as (modified) UTF-8. */
+static bool
+put_unit(struct out *o, unsigned c)
+{
+    char buf[3];
+    size_t n;
+    if (c < 0x80 && c != 0) {
+        buf[0] = (char)c;
+        n = 1;
+    } else if (c < 0x800) {
+        buf[0] = (char)(0xC0 | (c >> 6));
+        buf[1] = (char)(0x80 | (c & 0x3F));
+        n = 2;
+    } else {
+        buf[0] = (char)(0xE0 | (c >> 12));
+        buf[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+        buf[2] = (char)(0x80 | (c & 0x3F));
+        n = 3;
+    }
+    return put(o, buf, n);
+}
+
+static int
+hex(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Undoes mangle() on [s, end): "_" is sep (the package '.' or, in
+ * argument types, '/'). */
+static bool
+unmangle(struct out *o, const char *s, const char *end, char sep)
+{
+    while (s < end) {
+        if (*s != '_') {
+            if (!put(o, s, 1))
+                return false;
+            s++;
+            continue;
+        }
+        if (s + 1 >= end || (s[1] < '0' || s[1] > '3')) {
+            if (!put(o, &sep, 1))
+                return false;
+            s++;
+            continue;
+        }
+        bool ok;
+        switch (s[1]) {
+        case '1':
+            ok = put(o, "_", 1);
+            s += 2;
+            break;
+        case '2':
+            ok = put(o, ";", 1);
+            s += 2;
+            break;
+        case '3':
+            ok = put(o, "[", 1);
+            s += 2;
+            break;
+        default: {
+            if (end - s < 6)
+                return false;
+            unsigned c = 0;
+            for (int i = 2; i < 6; i++) {
+                int d = hex(s[i]);
+                if (d < 0)
+                    return false;
+                c = c * 16 + (unsigned)d;
+            }
+            ok = put_unit(o, c);
+            s += 6;
+            break;
+        }
+        }
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+bool
+pw_jni_demangle(const char *symbol, char *out, size_t len, char *args, size_t args_len)
+{
+    if (strncmp(symbol, "Java_", 5) != 0 || len == 0 || args_len == 0)
+        return false;
+    const char *body = symbol + 5, *end = body + strlen(body);
+    /* "__" never occurs in a mangled name but as the long form's separator
+     * ('_' itself is "_1"). */
+    const char *dunder = strstr(body, "__");
+    const char *names_end = dunder != NULL ? dunder : end;
+    /* The method is after the last separator '_' that is not an escape. */
+    const char *last = NULL;
+    for (const char *p = body; p < names_end; p++) {
+        if (*p != '_')
+            continue;
+        if (p + 1 < names_end && p[1] >= '0' && p[1] <= '3') {
+            p += p[1] == '0' ? 5 : 1;
+            continue;
+        }
+        last = p;
+    }
+    if (last == NULL || last == body || last + 1 >= names_end)
+        return false;
+    struct out o = {out, out + len};
+    *out = '\0';
+    if (!unmangle(&o, body, last, '.') || !put(&o, ".", 1) || !unmangle(&o, last + 1, names_end, '.'))
+        return false;
+    struct out a = {args, args + args_len};
+    *args = '\0';
+    if (dunder != NULL)
+        return put(&a, "(", 1) && unmangle(&a, dunder + 2, end, '/') && put(&a, ")", 1);
+    return true;
+}

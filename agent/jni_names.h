@@ -11,4 +11,9 @@
  * False when out is too small or the input is malformed. */
 PW_HIDDEN bool pw_jni_symbol(const char *java_name, const char *signature, char *out, size_t len);
 
+/* The reverse: "Java_pkg_Cls_name" or "Java_pkg_Cls_name__J_3J" gives
+ * "pkg.Cls.name" (and "(J[J)" into args when the long form carries them,
+ * else args is empty).  False for a symbol that is not a JNI name. */
+PW_HIDDEN bool pw_jni_demangle(const char *symbol, char *out, size_t len, char *args, size_t args_len);
+
 #endif

@@ -1,4 +1,5 @@
 #include "leak_table.h"
+#include "site_table.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -92,6 +93,10 @@ unpack(const struct leak_slot *slot, struct pw_pin_info *out)
     out->t_ms = slot->t_ms;
     out->serial = slot->serial;
     out->ref = NULL;
+    /* Not stored (24 bytes a pin): the site knows them. */
+    const struct pw_site *site = pw_site_get(out->site);
+    out->fn = (uint8_t)site->fn;
+    out->suppressed = site->suppressed;
 }
 
 bool

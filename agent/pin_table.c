@@ -117,14 +117,6 @@ pw_pin_table_insert(struct pw_pin_table *tab, uintptr_t key, const struct pw_pin
  * the same pin at once) the second swap fails and the other thread backs
  * off, so a pin is never removed twice.  Fields are read while the slot is
  * still ours; the owner reuses a slot only once it reads TOMB. */
-static bool
-take_own(struct pw_pin_slot *s, struct pw_pin_info *out)
-{
-    if (out != NULL)
-        *out = s->info;
-    atomic_store_explicit(&s->key, PW_KEY_TOMB, memory_order_release);
-    return true;
-}
 
 static bool
 take_remote(struct pw_pin_slot *s, uintptr_t key, struct pw_pin_info *out)
@@ -143,17 +135,21 @@ take_remote(struct pw_pin_slot *s, uintptr_t key, struct pw_pin_info *out)
     return true;
 }
 
-bool
-pw_pin_table_remove(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info *out)
+const struct pw_pin_slot *
+pw_pin_table_take(struct pw_pin_table *tab, uintptr_t key)
 {
     uint32_t i = slot_of(tab, key);
     for (;;) {
         struct pw_pin_slot *s = &tab->slots[i];
         uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
         if (k == PW_KEY_EMPTY)
-            return false;
-        if (k == key)
-            return take_own(s, out);
+            return NULL;
+        if (k == key) {
+            /* Only the owner reuses a TOMB slot, so the fields stay as
+             * they are for the caller to read. */
+            atomic_store_explicit(&s->key, PW_KEY_TOMB, memory_order_release);
+            return s;
+        }
         i = (i + 1) & tab->mask;
     }
 }

@@ -27,6 +27,9 @@ struct pw_pin_info {
     jobject ref;     /* the array or string it came from, as the Get saw it;
                         only meaningful while that invocation runs (NULL in
                         the leak table) */
+    uint8_t fn;      /* the site's acquire function, kept here so that a
+                        release need not read the shared site table */
+    bool suppressed; /* likewise the site's suppression */
 };
 
 struct pw_pin_slot {
@@ -48,8 +51,9 @@ PW_HIDDEN void pw_pin_table_free(struct pw_pin_table *tab);
 /* Owner only.  Returns false when memory ran out. */
 PW_HIDDEN bool pw_pin_table_insert(struct pw_pin_table *tab, uintptr_t key, const struct pw_pin_info *info);
 
-/* Owner only: removes one pin with this key. */
-PW_HIDDEN bool pw_pin_table_remove(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info *out);
+/* Owner only: removes one pin with this key and returns its slot, whose
+ * info stays readable until the owner's next insert; NULL when absent. */
+PW_HIDDEN const struct pw_pin_slot *pw_pin_table_take(struct pw_pin_table *tab, uintptr_t key);
 
 /* Owner only: the info of one live pin with this key, not removed. */
 PW_HIDDEN bool pw_pin_table_find(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info *out);

@@ -31,6 +31,7 @@ struct pw_site {
     atomic_bool leak_noted;         /* a LEAK line was written for this site */
     _Atomic uint32_t stacks[PW_SITE_STACKS];      /* stack_table ids; 0: none yet */
     _Atomic(struct pw_java_stack *) java_stack;    /* who called the native method */
+    _Atomic uint32_t sampled_ms;                   /* when its stack was last taken */
     atomic_bool java_tried;
 };
 

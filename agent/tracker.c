@@ -67,8 +67,10 @@ first_sight(JNIEnv *env, struct pw_thread *t, uint32_t id, void *ret, bool bound
     struct pw_site *site = pw_site_get(id);
     if (id == PW_SITE_OVERFLOW)
         return;
-    if (pw_tracker_stack_depth > 0 && atomic_load_explicit(&site->stacks[0], memory_order_acquire) == PW_NO_STACK)
+    if (pw_tracker_stack_depth > 0 && atomic_load_explicit(&site->stacks[0], memory_order_acquire) == PW_NO_STACK) {
+        atomic_store_explicit(&site->sampled_ms, (uint32_t)pw_clock_ms(), memory_order_relaxed);
         take_stack(site, ret, bounded);
+    }
     /* A JVMTI stack query is not for a thread inside a critical region. */
     if (pw_tracker_java_depth > 0 && t->critical == 0 && t->depth > 0 &&
         !atomic_load_explicit(&site->java_tried, memory_order_relaxed) &&
@@ -91,8 +93,11 @@ pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
     if (PW_LIKELY(e->ret == ret && e->method == m && e->fn == fn && e->site != 0)) {
         if (PW_UNLIKELY(--t->sample_countdown == 0)) {
             t->sample_countdown = PW_SAMPLE_PERIOD;
-            if (pw_tracker_stack_depth > 0)
-                take_stack(pw_site_get(e->site), ret, bounded);
+            struct pw_site *site = pw_site_get(e->site);
+            uint32_t now = (uint32_t)pw_clock_ms(), last = atomic_load_explicit(&site->sampled_ms, memory_order_relaxed);
+            if (pw_tracker_stack_depth > 0 && now - last >= PW_SAMPLE_MS &&
+                atomic_compare_exchange_strong(&site->sampled_ms, &last, now))
+                take_stack(site, ret, bounded);
         }
         return e->site;
     }
@@ -103,15 +108,18 @@ pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
 }
 
 void
-pw_track_acquire(struct pw_thread *t, uint32_t site, const void *ptr, uint64_t size, jobject ref)
+pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size, jobject ref)
 {
     struct pw_frame *f = pw_thread_top(t);
+    bool suppressed = pw_site_get(site)->suppressed;
     struct pw_pin_info info = {
         .size = size,
         .site = site,
         .serial = f != NULL ? f->serial : 0,
         .t_ms = (uint32_t)pw_clock_ms(),
         .ref = ref,
+        .fn = (uint8_t)fn,
+        .suppressed = suppressed,
     };
     struct pw_counts *c = pw_counts_of(&t->counts, site);
     pw_count_add(&c->acquired, 1);
@@ -121,7 +129,7 @@ pw_track_acquire(struct pw_thread *t, uint32_t site, const void *ptr, uint64_t s
     }
     if (f != NULL)
         f->live++;
-    if (!pw_site_get(site)->suppressed)
+    if (!suppressed)
         pw_trigger_count(t, 1);
 }
 
@@ -132,17 +140,16 @@ is_critical(uint32_t fn)
     return fn == PW_FN_ARRAY_CRITICAL || fn == PW_FN_STRING_CRITICAL;
 }
 
-static void
+static inline void
 counted_release(struct pw_thread *t, uintptr_t key, const struct pw_pin_info *info, void *call)
 {
-    const struct pw_site *site = pw_site_get(info->site);
     pw_count_add(&pw_counts_of(&t->counts, info->site)->released, 1);
-    if (!site->suppressed)
+    if (!info->suppressed)
         pw_trigger_count(t, -1);
     struct pw_recent_release *r = &t->recent[t->recent_next++ % PW_RECENT_RELEASES];
     r->ptr = key;
     r->site = info->site;
-    if (is_critical(site->fn)) {
+    if (PW_UNLIKELY(is_critical(info->fn))) {
         uint32_t held = (uint32_t)pw_clock_ms() - info->t_ms;
         if (PW_UNLIKELY(held > 0 && held < UINT32_MAX / 2))
             pw_finding_critical_held(info->site, call, held);
@@ -230,26 +237,43 @@ released_before(struct pw_thread *t, uintptr_t key, uint32_t *site)
     return found;
 }
 
+static inline void
+found(struct pw_release *r, const struct pw_pin_info *info)
+{
+    r->found = true;
+    r->fn = info->fn;
+    r->site = info->site;
+    r->size = info->size;
+    r->ref = info->ref;
+}
+
 struct pw_release
 pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, void *call)
 {
     uintptr_t key = (uintptr_t)ptr;
     struct pw_release r = {.action = PW_RELEASE_PASS};
+    const struct pw_pin_slot *slot;
+    struct pw_pin_info info;
     if (mode == JNI_COMMIT) {
         /* Copy-back only: the buffer stays allocated and the pin live. */
-        if (find_anywhere(t, key, &r.info)) {
-            r.found = true;
-            pw_count_add(&pw_counts_of(&t->counts, r.info.site)->commits, 1);
+        if (find_anywhere(t, key, &info)) {
+            found(&r, &info);
+            pw_count_add(&pw_counts_of(&t->counts, info.site)->commits, 1);
         }
-    } else if (PW_LIKELY(pw_pin_table_remove(&t->pins, key, &r.info))) {
-        r.found = true;
+    } else if (PW_LIKELY((slot = pw_pin_table_take(&t->pins, key)) != NULL)) {
+        found(&r, &slot->info);
         struct pw_frame *top = pw_thread_top(t);
-        r.same_call = top != NULL && r.info.serial == top->serial;
-        counted_release(t, key, &r.info, call);
-        frame_released(t, r.info.serial);
-    } else if (remove_elsewhere(t, key, &r.info)) {
-        r.found = true;
-        counted_release(t, key, &r.info, call);
+        r.same_call = top != NULL && slot->info.serial == top->serial;
+        counted_release(t, key, &slot->info, call);
+        if (r.same_call) {
+            if (top->live > 0)
+                top->live--;
+        } else {
+            frame_released(t, slot->info.serial);
+        }
+    } else if (remove_elsewhere(t, key, &info)) {
+        found(&r, &info);
+        counted_release(t, key, &info, call);
     } else {
         uint32_t site = 0;
         /* Dropping a critical release wrongly would leave the GC locked
@@ -263,9 +287,8 @@ pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, v
         }
         return r;
     }
-    r.fn = pw_site_get(r.info.site)->fn;
     if (PW_UNLIKELY(r.fn != fn)) {
-        pw_finding(PW_FINDING_WRONG_FUNCTION, r.info.site, call, fn);
+        pw_finding(PW_FINDING_WRONG_FUNCTION, r.site, call, fn);
         r.action = PW_RELEASE_REDIRECT;
     }
     return r;

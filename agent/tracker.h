@@ -15,16 +15,19 @@ PW_HIDDEN extern bool pw_tracker_attached_late;
 PW_HIDDEN extern int pw_tracker_stack_depth;
 PW_HIDDEN extern int pw_tracker_java_depth;
 
-/* One Get in this many, per thread, has its native stack taken again, so
- * that a site reached along several paths shows them. */
-#define PW_SAMPLE_PERIOD 256
+/* A site's native stack is taken again at most every PW_SAMPLE_MS (looked
+ * at every PW_SAMPLE_PERIOD Gets of a thread), so that a site reached along
+ * several paths shows them while a hot site costs next to nothing. */
+#define PW_SAMPLE_PERIOD 64
+#define PW_SAMPLE_MS 50
 
 /* The site of a Get made from ret on this thread, for function fn.  env
  * is used only after a late attach, to bind a method anew. */
 PW_HIDDEN uint32_t pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret);
 
 /* A Get returned ptr (never NULL) of size bytes, from object ref. */
-PW_HIDDEN void pw_track_acquire(struct pw_thread *t, uint32_t site, const void *ptr, uint64_t size, jobject ref);
+PW_HIDDEN void pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size,
+                                jobject ref);
 
 enum pw_release_action {
     PW_RELEASE_PASS,     /* give it to the JVM as the application made it */
@@ -35,9 +38,11 @@ enum pw_release_action {
 struct pw_release {
     enum pw_release_action action;
     uint32_t fn;    /* the pin's acquire function (when found) */
+    uint32_t site;  /* the pin's site (when found) */
     bool found;
-    bool same_call; /* taken by the running invocation: its ref is still valid */
-    struct pw_pin_info info;
+    bool same_call; /* taken by the running invocation: ref is still valid */
+    jobject ref;    /* the object the pin came from (when same_call) */
+    uint64_t size;  /* the pin's bytes (when found) */
 };
 
 /* A Release of ptr through family fn with mode, made from call; called
