@@ -1,0 +1,135 @@
+#include "diff.h"
+#include "util.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct change {
+    const char *method, *function;
+    uint64_t before, after, bytes_before, bytes_after;
+};
+
+static struct change *
+find(struct change **list, size_t *n, const struct pw_row *r)
+{
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*list)[i].method, r->method) == 0 && strcmp((*list)[i].function, r->function) == 0)
+            return &(*list)[i];
+    *list = pw_xrealloc(*list, (*n + 1) * sizeof(**list));
+    struct change *c = &(*list)[(*n)++];
+    *c = (struct change){.method = r->method, .function = r->function};
+    return c;
+}
+
+static int64_t
+delta(uint64_t before, uint64_t after)
+{
+    return (int64_t)after - (int64_t)before;
+}
+
+/* Most growth first, then most bytes, then by name: the same input always
+ * prints the same table. */
+static int
+by_growth(const void *x, const void *y)
+{
+    const struct change *a = x, *b = y;
+    int64_t da = delta(a->before, a->after), db = delta(b->before, b->after);
+    if (da != db)
+        return da > db ? -1 : 1;
+    int64_t ba = delta(a->bytes_before, a->bytes_after), bb = delta(b->bytes_before, b->bytes_after);
+    if (ba != bb)
+        return ba > bb ? -1 : 1;
+    int c = strcmp(a->method, b->method);
+    return c != 0 ? c : strcmp(a->function, b->function);
+}
+
+/* d per second over ms, with two decimals, from integers only. */
+static const char *
+rate(int64_t d, uint64_t ms, char *out, size_t len)
+{
+    if (ms == 0) {
+        snprintf(out, len, "-");
+        return out;
+    }
+    /* Hundredths, rounded half away from zero. */
+    int64_t scaled = d * 100000;
+    int64_t q = scaled / (int64_t)ms, r = scaled % (int64_t)ms;
+    if (2 * (r < 0 ? -r : r) >= (int64_t)ms)
+        q += d < 0 ? -1 : 1;
+    int64_t whole = (q < 0 ? -q : q) / 100, frac = (q < 0 ? -q : q) % 100;
+    snprintf(out, len, "%s%" PRId64 ".%02" PRId64, q > 0 ? "+" : q < 0 ? "-" : "", whole, frac);
+    return out;
+}
+
+void
+pw_diff(FILE *out, const struct pw_dump *a, const struct pw_dump *b)
+{
+    struct change *list = NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < a->nrows; i++) {
+        struct change *c = find(&list, &n, &a->rows[i]);
+        c->before += a->rows[i].live;
+        c->bytes_before += a->rows[i].live_bytes;
+    }
+    for (size_t i = 0; i < b->nrows; i++) {
+        struct change *c = find(&list, &n, &b->rows[i]);
+        c->after += b->rows[i].live;
+        c->bytes_after += b->rows[i].live_bytes;
+    }
+    if (n > 1)
+        qsort(list, n, sizeof(*list), by_growth);
+    /* The rate needs both reports on one clock: the same JVM. */
+    uint64_t ms = a->pid == b->pid && b->uptime_ms > a->uptime_ms ? b->uptime_ms - a->uptime_ms : 0;
+
+    fprintf(out, "before: %s:%ld  pid %" PRId64 "  reason %s  uptime %" PRIu64 " ms\n", a->file, a->line, a->pid,
+            a->reason, a->uptime_ms);
+    fprintf(out, "after:  %s:%ld  pid %" PRId64 "  reason %s  uptime %" PRIu64 " ms\n", b->file, b->line, b->pid,
+            b->reason, b->uptime_ms);
+    if (ms > 0)
+        fprintf(out, "interval: %" PRIu64 " ms\n", ms);
+    else
+        fprintf(out, "interval: unknown (%s); no rates\n",
+                a->pid != b->pid ? "two different JVMs" : "the second report is not later");
+    fputc('\n', out);
+
+    size_t wm = strlen("METHOD"), wf = strlen("FUNCTION"), shown = 0, same = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (list[i].before == 0 && list[i].after == 0)
+            continue;
+        if (strlen(list[i].method) > wm)
+            wm = strlen(list[i].method);
+        if (strlen(list[i].function) > wf)
+            wf = strlen(list[i].function);
+    }
+    fprintf(out, "%-*s  %-*s  %11s  %10s  %8s  %12s  %10s\n", (int)wm, "METHOD", (int)wf, "FUNCTION", "LIVE BEFORE",
+            "AFTER", "DELTA", "BYTES DELTA", "PER SECOND");
+    int64_t total = 0, total_bytes = 0;
+    uint64_t before = 0, after = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct change *c = &list[i];
+        int64_t d = delta(c->before, c->after), db = delta(c->bytes_before, c->bytes_after);
+        total += d;
+        total_bytes += db;
+        before += c->before;
+        after += c->after;
+        if (c->before == 0 && c->after == 0) {
+            same++;
+            continue;
+        }
+        char s1[32], s2[32], s3[32];
+        fprintf(out, "%-*s  %-*s  %11" PRIu64 "  %10" PRIu64 "  %8s  %12s  %10s\n", (int)wm, c->method, (int)wf,
+                c->function, c->before, c->after, pw_signed(d, s1, sizeof(s1)), pw_signed(db, s2, sizeof(s2)),
+                rate(d, ms, s3, sizeof(s3)));
+        shown++;
+    }
+    if (shown == 0)
+        fprintf(out, "(no live pins in either report)\n");
+    char s1[32], s2[32], s3[32];
+    fprintf(out, "\ntotal: live %" PRIu64 " -> %" PRIu64 " (%s), bytes %s, %s per second", before, after,
+            pw_signed(total, s1, sizeof(s1)), pw_signed(total_bytes, s2, sizeof(s2)), rate(total, ms, s3, sizeof(s3)));
+    if (same > 0)
+        fprintf(out, "; %zu row%s with no live pins in either not shown", same, same == 1 ? "" : "s");
+    fputc('\n', out);
+    free(list);
+}
