@@ -1,5 +1,8 @@
 #include "findings.h"
+#include "methods.h"
+#include "native_entry.h"
 #include "site_table.h"
+#include "thread_state.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -92,6 +95,16 @@ find_or_add(enum pw_finding_kind kind, uint32_t site, uintptr_t call, uint32_t d
 void
 pw_finding(enum pw_finding_kind kind, uint32_t site, void *call, uint32_t detail)
 {
+    /* A release or JNI call made as the native method's last act returns
+     * straight to our exit stub: the caller is that method's function. */
+    if (call == (void *)pw_native_exit) {
+        struct pw_thread *t = pw_tls_self;
+        struct pw_frame *f = t != NULL ? pw_thread_top(t) : NULL;
+        if (f != NULL && f->method != NULL && f->method->orig != NULL) {
+            call = (char *)f->method->orig + 1;
+            detail |= PW_FINDING_TAIL;
+        }
+    }
     if (kind == PW_FINDING_DOUBLE_RELEASE)
         atomic_fetch_add_explicit(&double_releases, 1, memory_order_relaxed);
     struct finding *f = find_or_add(kind, site, (uintptr_t)call, detail);

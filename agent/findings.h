@@ -24,9 +24,10 @@ enum pw_finding_kind {
 
 PW_HIDDEN const char *pw_finding_kind_name(enum pw_finding_kind kind);
 
-/* One occurrence.  site: the pin's site (0 when unknown); call: the return
- * address of the offending call; detail: the release function (an enum
- * pw_function of the family used) or the JNI slot of the offending call. */
+/* One occurrence, recorded on the thread that made the call.  site: the
+ * pin's site (0 when unknown); call: the return address of the offending
+ * call; detail: the release function (an enum pw_function of the family
+ * used) or the JNI slot of the offending call. */
 PW_HIDDEN void pw_finding(enum pw_finding_kind kind, uint32_t site, void *call, uint32_t detail);
 
 /* A critical region released after held_ms (long_critical bookkeeping: all
@@ -34,6 +35,10 @@ PW_HIDDEN void pw_finding(enum pw_finding_kind kind, uint32_t site, void *call, 
 PW_HIDDEN void pw_finding_critical_held(uint32_t site, void *call, uint64_t held_ms);
 
 PW_HIDDEN extern uint64_t pw_findings_critical_ms;
+
+/* In a row's detail: the call was the native method's tail call, and call
+ * is that function's start + 1 (so that looking up call - 1 names it). */
+#define PW_FINDING_TAIL 0x80000000u
 
 struct pw_finding_row {
     enum pw_finding_kind kind;

@@ -1,4 +1,5 @@
 #include "leak_table.h"
+#include "memory.h"
 #include "site_table.h"
 
 #include <pthread.h>
@@ -7,13 +8,15 @@
 #define SHARDS 64
 #define MIN_CAPACITY 64
 
-/* 24 bytes a pin: the size and the site share one word (40 + 24 bits). */
-struct leak_slot {
+/* 20 bytes a pin, this table's whole cost: the size and the site share one
+ * word (40 + 24 bits), and a leaked pin needs no invocation serial.  x86
+ * reads the unaligned words at full speed. */
+struct __attribute__((packed)) leak_slot {
     uintptr_t key;
     uint64_t size_site;
     uint32_t t_ms;
-    uint32_t serial;
 };
+_Static_assert(sizeof(struct leak_slot) == 20, "a leaked pin costs 20 bytes");
 
 #define SIZE_BITS 40
 #define SITE_MASK ((1ull << (64 - SIZE_BITS)) - 1)
@@ -61,13 +64,13 @@ static bool
 grow(struct shard *s)
 {
     size_t capacity = s->capacity < MIN_CAPACITY ? MIN_CAPACITY : s->capacity + s->capacity * 3 / 5;
-    struct leak_slot *fresh = calloc(capacity, sizeof(*fresh));
+    struct leak_slot *fresh = pw_table_alloc(capacity * sizeof(*fresh));
     if (fresh == NULL)
         return false;
     for (size_t i = 0; i < s->capacity; i++)
         if (s->slots[i].key != PW_KEY_EMPTY)
             put(fresh, capacity, &s->slots[i], hash_key(s->slots[i].key));
-    free(s->slots);
+    pw_table_free(s->slots, s->capacity * sizeof(*s->slots));
     s->slots = fresh;
     s->capacity = capacity;
     return true;
@@ -81,7 +84,6 @@ pack(uintptr_t key, const struct pw_pin_info *info)
         .key = key,
         .size_site = size | ((uint64_t)info->site << SIZE_BITS),
         .t_ms = info->t_ms,
-        .serial = info->serial,
     };
 }
 
@@ -91,7 +93,7 @@ unpack(const struct leak_slot *slot, struct pw_pin_info *out)
     out->size = slot->size_site & ((1ull << SIZE_BITS) - 1);
     out->site = (uint32_t)((slot->size_site >> SIZE_BITS) & SITE_MASK);
     out->t_ms = slot->t_ms;
-    out->serial = slot->serial;
+    out->serial = 0;
     out->ref = NULL;
     /* Not stored (24 bytes a pin): the site knows them. */
     const struct pw_site *site = pw_site_get(out->site);

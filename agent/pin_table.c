@@ -1,4 +1,5 @@
 #include "pin_table.h"
+#include "memory.h"
 
 #include <stdlib.h>
 
@@ -27,7 +28,13 @@ pw_pin_table_unlock(struct pw_pin_table *tab)
 static struct pw_pin_slot *
 alloc_slots(uint32_t bits)
 {
-    return calloc((size_t)1 << bits, sizeof(struct pw_pin_slot));
+    return pw_table_alloc(((size_t)1 << bits) * sizeof(struct pw_pin_slot));
+}
+
+static void
+free_slots(struct pw_pin_slot *slots, uint32_t mask)
+{
+    pw_table_free(slots, ((size_t)mask + 1) * sizeof(struct pw_pin_slot));
 }
 
 bool
@@ -46,7 +53,7 @@ pw_pin_table_init(struct pw_pin_table *tab)
 void
 pw_pin_table_free(struct pw_pin_table *tab)
 {
-    free(tab->slots);
+    free_slots(tab->slots, tab->mask);
     tab->slots = NULL;
 }
 
@@ -78,11 +85,12 @@ rehash(struct pw_pin_table *tab)
         atomic_store_explicit(&fresh[j].key, key, memory_order_relaxed);
     }
     struct pw_pin_slot *old = tab->slots;
+    uint32_t old_mask = tab->mask;
     tab->slots = fresh;
     tab->shift = next.shift;
     tab->mask = next.mask;
     tab->used = live;
-    free(old);
+    free_slots(old, old_mask);
     return true;
 }
 
@@ -211,4 +219,10 @@ pw_pin_table_visit(struct pw_pin_table *tab, pw_pin_visit_fn fn, void *arg)
         if (fn(key, &info, arg))
             take_remote(s, key, NULL);
     }
+}
+
+size_t
+pw_pin_table_memory(const struct pw_pin_table *tab)
+{
+    return tab->slots != NULL ? ((size_t)tab->mask + 1) * sizeof(struct pw_pin_slot) : 0;
 }

@@ -66,6 +66,9 @@ PW_HIDDEN bool pw_pin_table_remove_remote(struct pw_pin_table *tab, uintptr_t ke
 typedef bool (*pw_pin_visit_fn)(uintptr_t key, const struct pw_pin_info *info, void *arg);
 PW_HIDDEN void pw_pin_table_visit(struct pw_pin_table *tab, pw_pin_visit_fn fn, void *arg);
 
+/* Bytes of the slot array (owner, or under the lock). */
+PW_HIDDEN size_t pw_pin_table_memory(const struct pw_pin_table *tab);
+
 PW_HIDDEN void pw_pin_table_lock(struct pw_pin_table *tab);
 PW_HIDDEN void pw_pin_table_unlock(struct pw_pin_table *tab);
 

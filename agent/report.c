@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,5 +195,10 @@ pw_report_write(const char *reason, const struct pw_options *opts, struct pw_sna
     pw_strbuf_free(&text);
     pw_snapshot_free(&snap);
     pthread_mutex_unlock(&report_lock);
+    /* A report's buffers and libdw's view of every library are freed by
+     * now, but glibc keeps freed heap for reuse: measured at 8 MB left over
+     * after the threshold reports of a million leaks.  Hand it back, so the
+     * process pays for pinwatch's tables and nothing else. */
+    malloc_trim(0);
     return true;
 }

@@ -94,11 +94,11 @@ pw_report_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
                      ",\"released\":%" PRIu64 ",\"live\":%" PRIu64 ",\"live_bytes\":%" PRIu64
                      ",\"leaked\":%" PRIu64 ",\"held\":%" PRIu64 ",\"suppressed\":%" PRIu64 ",\"commits\":%" PRIu64
                      ",\"unmatched_releases\":%" PRIu64 ",\"double_releases\":%" PRIu64 ",\"findings\":%" PRIu64
-                     ",\"lost\":%" PRIu64 ",\"methods\":%" PRIu64
+                     ",\"lost\":%" PRIu64 ",\"table_bytes\":%" PRIu64 ",\"methods\":%" PRIu64
                      ",\"rows\":%zu},\"rows\":[",
                      snap->time_ms, snap->uptime_ms, snap->since_ms, t->acquired, t->released, t->live, t->live_bytes,
                      t->leaked, t->live - t->leaked, t->suppressed, t->commits, t->unmatched_releases,
-                     t->double_releases, t->findings, t->lost, t->methods, snap->nrows);
+                     t->double_releases, t->findings, t->lost, t->table_bytes, t->methods, snap->nrows);
     for (size_t i = 0; i < snap->nrows; i++) {
         const struct pw_snap_row *r = &snap->rows[i];
         /* Printed by hand: printf's %f follows the process locale, which

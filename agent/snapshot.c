@@ -201,9 +201,10 @@ take_findings(struct pw_snapshot *snap)
             .count = r->count,
             .has_site = site != NULL,
         };
+        uint32_t detail = r->detail & ~PW_FINDING_TAIL;
         switch (r->kind) {
         case PW_FINDING_JNI_IN_CRITICAL:
-            f->call_function = pw_jni_slot_name(r->detail);
+            f->call_function = pw_jni_slot_name(detail);
             break;
         case PW_FINDING_LONG_CRITICAL: {
             f->call_function = site != NULL ? release_name(site->fn) : "?";
@@ -220,7 +221,7 @@ take_findings(struct pw_snapshot *snap)
             break;
         }
         default:
-            f->call_function = release_name(r->detail);
+            f->call_function = release_name(detail);
             break;
         }
         if (site != NULL) {
@@ -232,6 +233,15 @@ take_findings(struct pw_snapshot *snap)
         }
         if (r->call != 0)
             symbolise_stack(snap, NULL, &r->call, 1, &f->call);
+        if ((r->detail & PW_FINDING_TAIL) != 0) {
+            for (int k = 0; k < f->call.n; k++) {
+                f->call.frames[k].address = r->call - 1;
+                if (!f->call.frames[k].inlined) {
+                    f->call.frames[k].tail_call = true;
+                    f->call.frames[k].where.offset = 0;
+                }
+            }
+        }
         snap->totals.findings += f->count;
         snap->nfindings++;
     }
@@ -269,12 +279,14 @@ pw_snapshot_take(struct pw_snapshot *snap, const char *reason)
         pw_pin_table_lock(&t->pins);
     for (struct pw_thread *t = pw_threads_first(); t != NULL; t = t->next) {
         pw_thread_counts_add_to(&t->counts, counts, nsites);
+        snap->totals.table_bytes += pw_pin_table_memory(&t->pins) + sizeof(*t);
         snap->totals.unmatched_releases += pw_count_read(&t->counts.unmatched_releases);
         snap->totals.lost += pw_count_read(&t->counts.lost);
         pw_pin_table_visit(&t->pins, add_pin, &pass);
     }
     pass.leaked = true;
     pw_leak_table_visit(add_pin, &pass);
+    snap->totals.table_bytes += pw_leak_table_memory();
     for (struct pw_thread *t = pw_threads_first(); t != NULL; t = t->next)
         pw_pin_table_unlock(&t->pins);
     pw_threads_read_unlock();

@@ -66,6 +66,7 @@ struct pw_snap_totals {
     uint64_t leaked_unsuppressed; /* what exitcode= looks at */
     uint64_t unmatched_releases, lost, double_releases, findings;
     uint64_t methods;
+    uint64_t table_bytes; /* the agent's pin tables: leak table and threads' tables */
 };
 
 struct pw_snapshot {
