@@ -914,6 +914,377 @@ def case_options_soak(ctx):
         load_report(report, extended=True)
 
 
+
+# --------------------------------------------------------------------------
+# Diagnosis: findings, the double release, stacks, collapsed output
+# --------------------------------------------------------------------------
+
+def _checked_jni(ctx):
+    return '-Xcheck:jni' in ctx.env.get('JAVA_TOOL_OPTIONS', '')
+
+
+def _java_src(ctx, cls):
+    return os.path.join(os.path.dirname(ctx.fixture_src), 'pinwatch', 'fixtures', cls + '.java')
+
+
+def _frame_key(frame):
+    return (frame.get('symbol'), frame.get('line'), bool(frame.get('inlined')),
+            bool(frame.get('tail_call')))
+
+
+def _show_frames(frames):
+    return ' <- '.join('%s:%s%s%s' % (f.get('symbol'), f.get('line'),
+                                      ' [inlined]' if f.get('inlined') else '',
+                                      ' [tail]' if f.get('tail_call') else '')
+                       for f in frames) or '(none)'
+
+
+def _expect_frames(ctx, what, frames, want):
+    """frames must be exactly want: (symbol, marker or None, inlined) per
+    frame, innermost first, each in pwdiag.c of the fixture library at the
+    marker's line."""
+    expect(isinstance(frames, list), '%s: frames should be a list, got %r', what, frames)
+    lines = [(sym, source_line(ctx.diag_src, marker) if marker else None, inl)
+             for sym, marker, inl in want]
+    got = [(f.get('symbol'), f.get('line'), bool(f.get('inlined'))) for f in frames]
+    expect(got == lines, '%s: frames expected\n    %s\n  got\n    %s', what,
+           ' <- '.join('%s:%s%s' % (s, l, ' [inlined]' if i else '') for s, l, i in lines),
+           _show_frames(frames))
+    for f in frames:
+        expect(os.path.basename(f.get('file') or '') == os.path.basename(ctx.diag_src),
+               '%s: frame %s: file expected %s, got %r', what, f.get('symbol'),
+               os.path.basename(ctx.diag_src), f.get('file'))
+        expect(os.path.realpath(f.get('library') or '') == os.path.realpath(ctx.fixture_lib),
+               '%s: frame %s: library expected %s, got %r', what, f.get('symbol'),
+               ctx.fixture_lib, f.get('library'))
+        expect(not f.get('tail_call'), '%s: frame %s is flagged tail_call', what, f.get('symbol'))
+
+
+def _findings(dump):
+    found = dump.get('findings')
+    expect(isinstance(found, list), 'dump reason=%s: "findings" should be a list, got %r',
+           dump.get('reason'), found)
+    for f in found:
+        for key in ('kind', 'method', 'signature', 'function', 'call'):
+            expect(isinstance(f.get(key), str), 'finding %.300s: "%s" should be a string',
+                   json.dumps(f), key)
+        expect(isinstance(f.get('count'), int) and f['count'] > 0,
+               'finding %.300s: "count" should be a positive integer', json.dumps(f))
+        expect(isinstance(f.get('sites'), list), 'finding %.300s: "sites" should be a list',
+               json.dumps(f))
+    total = sum(f['count'] for f in found)
+    for key in ('findings', 'double_releases'):
+        value = dump['totals'].get(key)
+        expect(isinstance(value, int) and not isinstance(value, bool) and value >= 0,
+               'totals.%s should be a non-negative integer, got %r', key, value)
+    expect(dump['totals']['findings'] == total, 'totals.findings is %d but the findings add '
+           'up to %d', dump['totals']['findings'], total)
+    return found
+
+
+def _finding(found, kind, method, call):
+    if method[:1].isupper():
+        method = 'pinwatch.fixtures.' + method
+    mine = [f for f in found if (f['kind'], f['method'], f['call']) == (kind, method, call)]
+    expect(len(mine) == 1, 'expected one %s finding for %s with call %s, got %d; findings: %s',
+           kind, method, call, len(mine),
+           ['%s %s %s x%d' % (f['kind'], f['method'], f['call'], f['count']) for f in found])
+    return mine[0]
+
+
+def _site_of(finding, role):
+    sites = [s for s in finding['sites'] if s.get('role') == role]
+    expect(len(sites) == 1, 'finding %s %s: expected one "%s" site, got roles %s',
+           finding['kind'], finding['method'], role, [s.get('role') for s in finding['sites']])
+    return sites[0].get('frames') or []
+
+
+def _expect_site_line(ctx, finding, role, symbol, marker):
+    frames = _site_of(finding, role)
+    what = 'finding %s %s call %s: %s site' % (finding['kind'], finding['method'],
+                                              finding['call'], role)
+    expect(frames, '%s has no frames', what)
+    top = frames[0]
+    want = (symbol, source_line(ctx.diag_src, marker))
+    expect((top.get('symbol'), top.get('line')) == want, '%s: frames[0] expected %s:%d, got %s',
+           what, want[0], want[1], _show_frames(frames[:1]))
+    expect(os.path.basename(top.get('file') or '') == os.path.basename(ctx.diag_src),
+           '%s: frames[0].file expected %s, got %r', what, os.path.basename(ctx.diag_src),
+           top.get('file'))
+
+
+# (kind, method, signature, acquire function, call, count, acquire marker, call marker)
+FINDINGS = [
+    ('double_release', 'doubleRelease', '([J)V', 'GetLongArrayElements',
+     'ReleaseLongArrayElements', 3, 'findings-double-get', 'findings-double-release'),
+    ('double_release', 'doubleReleaseTail', '([J)V', 'GetLongArrayElements',
+     'ReleaseLongArrayElements', 2, 'findings-tail-get', None),
+    ('wrong_object', 'wrongObject', '([I[II)V', 'GetIntArrayElements',
+     'ReleaseIntArrayElements', 4, 'findings-wrong-object-get', 'findings-wrong-object-release'),
+    ('wrong_function', 'wrongFunction', '([JJ)V', 'GetLongArrayElements',
+     'ReleaseIntArrayElements', 5, 'findings-wrong-function-get',
+     'findings-wrong-function-release'),
+    ('jni_in_critical', 'jniInCritical', '([II)I', 'GetPrimitiveArrayCritical',
+     'GetArrayLength', 4, 'findings-critical-get', 'findings-critical-length'),
+    ('jni_in_critical', 'jniInCritical', '([II)I', 'GetPrimitiveArrayCritical',
+     'ExceptionCheck', 2, 'findings-critical-get', 'findings-critical-exception'),
+    ('long_critical', 'holdCritical', '([BI)V', 'GetPrimitiveArrayCritical',
+     'ReleasePrimitiveArrayCritical', 2, 'findings-hold-get', None),
+]
+
+
+def case_findings(ctx):
+    report = ctx.report_path()
+    run = ctx.run_java('Findings', agent_options='file=%s,format=json,critical_ms=20' % report)
+    expect('DONE' in run.stdout, 'fixture did not print DONE')
+    _, last = load_report(report, extended=True)
+    found = _findings(last)
+    ours = set()
+    for kind, method, sig, function, call, count, get_marker, call_marker in FINDINGS:
+        f = _finding(found, kind, 'Findings.' + method, call)
+        ours.add(id(f))
+        got = (f['signature'], f['function'], f['count'])
+        expect(got == (sig, function, count), 'finding %s %s call %s: (signature, function, '
+               'count) expected %s, got %s', kind, method, call, (sig, function, count), got)
+        symbol = fixture_symbol('Findings', method)
+        _expect_site_line(ctx, f, 'acquire', symbol, get_marker)
+        if call_marker:
+            _expect_site_line(ctx, f, 'call', symbol, call_marker)
+    others = ['%s %s %s x%d' % (f['kind'], f['method'], f['call'], f['count'])
+              for f in found if id(f) not in ours]
+    expect(not others, 'findings the fixture did not cause: %s', others)
+
+    hold = _finding(found, 'long_critical', 'Findings.holdCritical',
+                    'ReleasePrimitiveArrayCritical')
+    # Two 40 ms holds on a clock of 2 ms steps; 300 holds of ~0 ms make the
+    # 99th percentile a short one.
+    expect(isinstance(hold.get('max_ms'), int) and 36 <= hold['max_ms'] <= 400,
+           'long_critical: max_ms expected about 40 (36..400), got %r', hold.get('max_ms'))
+    expect(isinstance(hold.get('p99_ms'), int) and hold['p99_ms'] <= 4,
+           'long_critical: p99_ms expected <= 4 (298 of 302 holds are ~0 ms), got %r',
+           hold.get('p99_ms'))
+    for f in found:
+        if f['kind'] != 'long_critical':
+            expect('max_ms' not in f and 'p99_ms' not in f, 'finding %s %s carries max_ms/'
+                   'p99_ms', f['kind'], f['method'])
+
+    t = last['totals']
+    expect(t['double_releases'] == 5, 'totals.double_releases expected 5 (3 + 2), got %d',
+           t['double_releases'])
+    expect(t['unmatched_releases'] == 0, 'totals.unmatched_releases expected 0 (double '
+           'releases are not unmatched), got %d', t['unmatched_releases'])
+    # Every misused pin counts as released once: nothing stays live.
+    for method, function, sig, n in (('doubleRelease', 'GetLongArrayElements', '([J)V', 3),
+                                     ('doubleReleaseTail', 'GetLongArrayElements', '([J)V', 2),
+                                     ('wrongObject', 'GetIntArrayElements', '([I[II)V', 4),
+                                     ('wrongFunction', 'GetLongArrayElements', '([JJ)V', 5),
+                                     ('jniInCritical', 'GetPrimitiveArrayCritical', '([II)I', 6),
+                                     ('holdCritical', 'GetPrimitiveArrayCritical', '([BI)V', 302)):
+        expect_row(last, 'Findings.' + method, function, sig, acquired=n, released=n, live=0,
+                   live_bytes=0)
+    if _checked_jni(ctx):
+        # The checker aborts on a reference the application deleted, so the
+        # agent compares sizes only and leaves the release where it was sent.
+        print('wrong-object releases under -Xcheck:jni: ' + ' '.join(
+            l for l in run.stdout.splitlines() if l.startswith('WRONG_OBJECT')))
+    else:
+        expect('WRONG_OBJECT original=4 other-untouched=4' in run.stdout.splitlines(),
+               'the 4 wrong-object releases should go back to the array they came from '
+               '(a[0] written, b untouched); the fixture printed %s',
+               [l for l in run.stdout.splitlines() if l.startswith('WRONG_OBJECT')])
+
+    # Last, as it checks one thing only: a release made as the native
+    # method's tail call returns to the method's caller, yet the call site
+    # is the method (named with tail_call, as for a tail-called Get).
+    tail = _finding(found, 'double_release', 'Findings.doubleReleaseTail',
+                    'ReleaseLongArrayElements')
+    frames = _site_of(tail, 'call')
+    symbol = fixture_symbol('Findings', 'doubleReleaseTail')
+    expect(frames and frames[0].get('symbol') == symbol and frames[0].get('tail_call') is True,
+           'double_release by a tail call: the call site should be %s with "tail_call": true, '
+           'got frames %s (sites %s)', symbol, _show_frames(frames),
+           json.dumps(tail['sites'])[:600])
+
+
+def case_double_release_safe(ctx):
+    plain = ctx.run_java('DoubleRelease', with_agent=False, expect_rc=None, may_crash=True)
+    expect('START' in plain.stdout, 'without the agent: the fixture never started')
+    expect(plain.returncode != 0 and 'DONE' not in plain.stdout,
+           'without the agent the double free should kill the JVM, yet it exited %s%s',
+           plain.returncode, ' after DONE' if 'DONE' in plain.stdout else '')
+    # glibc writes to stderr, -Xcheck:jni's FATAL ERROR goes to stdout.
+    how = [l for l in (plain.stdout + '\n' + plain.stderr).splitlines()
+           if 'double free' in l or 'FATAL ERROR' in l or 'free()' in l]
+    print('without the agent: exit status %s (%s)' % (plain.returncode,
+                                                       '; '.join(how) or 'no message'))
+
+    report = ctx.report_path()
+    run = ctx.run_java('DoubleRelease', may_crash=True)
+    expect('DONE' in run.stdout, 'with the agent: the fixture did not print DONE')
+    _, last = load_report(report, extended=True)
+    expect_row(last, 'DoubleRelease.releaseTwice', 'GetLongArrayElements', '([J)V',
+               acquired=7, released=7, live=0, live_bytes=0, leaked=0)
+    found = _findings(last)
+    f = _finding(found, 'double_release', 'DoubleRelease.releaseTwice',
+                 'ReleaseLongArrayElements')
+    expect((f['function'], f['count']) == ('GetLongArrayElements', 7),
+           'double_release finding: (function, count) expected (GetLongArrayElements, 7), got %s',
+           (f['function'], f['count']))
+    symbol = fixture_symbol('DoubleRelease', 'releaseTwice')
+    _expect_site_line(ctx, f, 'acquire', symbol, 'double-release-get')
+    _expect_site_line(ctx, f, 'call', symbol, 'double-release-second')
+    t = last['totals']
+    expect((t['double_releases'], t['unmatched_releases']) == (7, 0),
+           'totals (double_releases, unmatched_releases) expected (7, 0), got (%d, %d)',
+           t['double_releases'], t['unmatched_releases'])
+
+
+def _one_site(dump, method, function, **fields):
+    row = expect_row(dump, 'Stacks.' + method, function, **fields)
+    expect(len(row['sites']) == 1, 'row %s: expected one site, got %d', row_name(row),
+           len(row['sites']))
+    return row['sites'][0]
+
+
+def _expect_java_stack(ctx, what, site, want):
+    """want: (method, signature, marker) innermost first."""
+    src = _java_src(ctx, 'Stacks')
+    lines = [{'method': 'pinwatch.fixtures.Stacks.' + m, 'signature': s,
+              'line': source_line(src, 'pw-java: ' + marker)} for m, s, marker in want]
+    got = site.get('java_stack')
+    expect(got == lines, '%s: java_stack expected\n    %s\n  got\n    %s', what,
+           json.dumps(lines), json.dumps(got))
+
+
+MAIN_SIG = '([Ljava/lang/String;)V'
+
+
+def case_stacks(ctx):
+    report = ctx.report_path()
+    ctx.run_java('Stacks')
+    _, last = load_report(report, extended=True)
+    deep_frames = [('pw_stk_level3', 'pw-site: stacks-deep', False),
+                   ('pw_stk_level2', 'pw-call: stacks-level2', False),
+                   ('pw_stk_level1', 'pw-call: stacks-level1', False),
+                   (fixture_symbol('Stacks', 'deep'), 'pw-call: stacks-deep-entry', False)]
+    java_deep = [('innerJava', '()V', 'inner-deep'), ('outerJava', '()V', 'outer'),
+                 ('main', MAIN_SIG, 'main')]
+    site = _one_site(last, 'deep', 'GetDoubleArrayElements', signature='([D)V', acquired=3,
+                     live=3, live_bytes=3 * 89 * 8)
+    _expect_frames(ctx, 'Stacks.deep', site.get('frames'), deep_frames)
+    expect('other_stacks' not in site, 'Stacks.deep: one path only, yet other_stacks %s',
+           json.dumps(site.get('other_stacks'))[:400])
+    _expect_java_stack(ctx, 'Stacks.deep', site, java_deep)
+
+    site = _one_site(last, 'inlined', 'GetCharArrayElements', signature='([C)V', acquired=1,
+                     live=1, live_bytes=97 * 2)
+    inlined_frames = [('pw_stk_inlined', 'pw-site: stacks-inlined', True),
+                      ('pw_stk_outer', 'pw-call: stacks-outer', False),
+                      (fixture_symbol('Stacks', 'inlined'), 'pw-call: stacks-inlined-entry',
+                       False)]
+    _expect_frames(ctx, 'Stacks.inlined', site.get('frames'), inlined_frames)
+    _expect_java_stack(ctx, 'Stacks.inlined', site,
+                       [('innerJava', '()V', 'inner-inlined')] + java_deep[1:])
+
+    site = _one_site(last, 'twoPaths', 'GetIntArrayElements', signature='([IZI)V',
+                     acquired=6000, released=6000, live=0)
+    two = fixture_symbol('Stacks', 'twoPaths')
+    path_a = [('pw_stk_shared', 'pw-site: stacks-shared', False),
+              ('pw_stk_path_a', 'pw-call: stacks-path-a', False),
+              (two, 'pw-call: stacks-two-a', False)]
+    path_b = [('pw_stk_shared', 'pw-site: stacks-shared', False),
+              ('pw_stk_path_b', 'pw-call: stacks-path-b', False),
+              (two, 'pw-call: stacks-two-b', False)]
+    # Path a runs first: its stack is the one taken at first sight.
+    _expect_frames(ctx, 'Stacks.twoPaths', site.get('frames'), path_a)
+    others = site.get('other_stacks')
+    expect(isinstance(others, list) and len(others) == 1, 'Stacks.twoPaths: expected one '
+           'other_stacks entry (the path through pw_stk_path_b, 3000 calls), got %s',
+           [_show_frames(o) for o in others] if isinstance(others, list) else others)
+    _expect_frames(ctx, 'Stacks.twoPaths other_stacks[0]', others[0], path_b)
+    _expect_java_stack(ctx, 'Stacks.twoPaths', site, [('main', MAIN_SIG, 'two-paths')])
+
+    # stack=0: the call site only; javastack=0: no java_stack at all.
+    os.remove(report)
+    ctx.run_java('Stacks', agent_options='file=%s,format=json,stack=0,javastack=0' % report)
+    _, last = load_report(report, extended=True)
+    site = _one_site(last, 'deep', 'GetDoubleArrayElements', acquired=3, live=3)
+    _expect_frames(ctx, 'stack=0: Stacks.deep', site.get('frames'), deep_frames[:1])
+    # One address, spelt out: the inlined function and the one it is in.
+    site = _one_site(last, 'inlined', 'GetCharArrayElements', acquired=1, live=1)
+    _expect_frames(ctx, 'stack=0: Stacks.inlined', site.get('frames'), inlined_frames[:2])
+    site = _one_site(last, 'twoPaths', 'GetIntArrayElements', acquired=6000)
+    _expect_frames(ctx, 'stack=0: Stacks.twoPaths', site.get('frames'), path_a[:1])
+    expect('other_stacks' not in site, 'stack=0: Stacks.twoPaths has other_stacks %s',
+           json.dumps(site.get('other_stacks'))[:400])
+    with_java = [row_name(r) for r in last['rows'] for s in r['sites'] if 'java_stack' in s]
+    expect(not with_java, 'javastack=0: rows with a java_stack: %s', with_java)
+
+    # stack=2, javastack=2: both cut to two frames.
+    os.remove(report)
+    ctx.run_java('Stacks', agent_options='file=%s,format=json,stack=2,javastack=2' % report)
+    _, last = load_report(report, extended=True)
+    site = _one_site(last, 'deep', 'GetDoubleArrayElements', acquired=3, live=3)
+    _expect_frames(ctx, 'stack=2: Stacks.deep', site.get('frames'), deep_frames[:2])
+    _expect_java_stack(ctx, 'javastack=2: Stacks.deep', site, java_deep[:2])
+
+
+COLLAPSED_LINE = re.compile(r'^(\S+) (\d+)$')
+
+
+def case_collapsed(ctx):
+    collapsed = ctx.report_path('pins.collapsed')
+    run = ctx.run_java('Collapsed', agent_options='file=%s,format=collapsed' % collapsed,
+                       report_path=collapsed)
+    expect('DONE' in run.stdout, 'format=collapsed: fixture did not print DONE')
+    expect(os.path.exists(collapsed), 'format=collapsed wrote no %s', collapsed)
+    with open(collapsed, encoding='utf-8') as f:
+        text = f.read()
+    expect(text.endswith('\n'), 'format=collapsed: the last line is unfinished: %r', text[-80:])
+    stacks = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        m = COLLAPSED_LINE.match(line)
+        expect(m, '%s:%d: not "frame;frame;... BYTES": %r', collapsed, number, line)
+        frames = m.group(1).split(';')
+        expect(all(frames), '%s:%d: an empty frame: %r', collapsed, number, line)
+        expect(int(m.group(2)) > 0, '%s:%d: a line for 0 live bytes: %r', collapsed, number, line)
+        stacks[m.group(1)] = stacks.get(m.group(1), 0) + int(m.group(2))
+
+    # The same run with a JSON report: the lines add up to its live bytes,
+    # one line per site with live pins.
+    report = ctx.report_path()
+    ctx.run_java('Collapsed')
+    _, last = load_report(report, extended=True)
+    total = sum(stacks.values())
+    expect(total == last['totals']['live_bytes'], 'format=collapsed: the lines add up to %d '
+           'bytes, the JSON report of the same run has live_bytes %d', total,
+           last['totals']['live_bytes'])
+    live_sites = sum(1 for r in last['rows'] for s in r['sites'] if s['live'] > 0)
+    expect(len(text.splitlines()) == live_sites, 'format=collapsed: %d lines, the JSON report '
+           'has %d sites with live pins', len(text.splitlines()), live_sites)
+
+    pkg = 'pinwatch.fixtures.Collapsed.'
+    java = [pkg + 'main', pkg + 'run']
+    want = {
+        ';'.join(java + [pkg + 'viaHelper', fixture_symbol('Collapsed', 'viaHelper'),
+                         'pw_col_helper', 'GetIntArrayElements']): 3 * 103 * 4,
+        ';'.join(java + [pkg + 'direct', fixture_symbol('Collapsed', 'direct'),
+                         'GetByteArrayElements']): 5 * 107,
+        ';'.join(java + [pkg + 'text', fixture_symbol('Collapsed', 'text'),
+                         'GetStringUTFChars']): 2 * modified_utf8_size('collapsed-text'),
+    }
+    for stack, nbytes in sorted(want.items()):
+        expect(stacks.get(stack) == nbytes, 'format=collapsed: expected the line\n    %s %d\n'
+               '  got %s; lines of Collapsed:\n    %s', stack, nbytes,
+               'no such line' if stack not in stacks else 'bytes %d' % stacks[stack],
+               '\n    '.join('%s %d' % kv for kv in sorted(stacks.items()) if pkg in kv[0]))
+    extra = [s for s in stacks if pkg in s and s not in want]
+    expect(not extra, 'format=collapsed: unexpected Collapsed lines (balanced pins?): %s', extra)
+    for method, function, nbytes in (('viaHelper', 'GetIntArrayElements', 3 * 103 * 4),
+                                     ('direct', 'GetByteArrayElements', 5 * 107)):
+        expect_row(last, 'Collapsed.' + method, function, live_bytes=nbytes)
+
+
 CASES = {
     'pairs': case_pairs,
     'release-modes': case_release_modes,
@@ -935,6 +1306,10 @@ CASES = {
     'attach-bad-options': case_attach_bad_options,
     'suppress': case_suppress,
     'options-soak': case_options_soak,
+    'findings': case_findings,
+    'double-release-safe': case_double_release_safe,
+    'stacks': case_stacks,
+    'collapsed': case_collapsed,
 }
 
 
@@ -949,12 +1324,15 @@ def main():
     parser.add_argument('--fixture-lib', required=True)
     parser.add_argument('--fixture-src', required=True)
     parser.add_argument('--other-lib', help='libpwother.so (the suppress case)')
+    parser.add_argument('--diag-src', help='pwdiag.c (findings, stacks, ... cases)')
     args = parser.parse_args()
 
     ctx = Context(args.case, args.jdk_name, args.jdk_home, os.path.abspath(args.agent),
                   os.path.abspath(args.jar), os.path.abspath(args.fixture_lib),
                   os.path.abspath(args.fixture_src))
     ctx.other_lib = os.path.abspath(args.other_lib) if args.other_lib else None
+    ctx.diag_src = (os.path.abspath(args.diag_src) if args.diag_src else
+                    os.path.join(os.path.dirname(ctx.fixture_src), 'pwdiag.c'))
     try:
         ctx.require_jdk()
         for label, path in (('agent', ctx.agent), ('fixture jar', ctx.jar),

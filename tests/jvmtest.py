@@ -43,6 +43,12 @@ class JvmRun:
         return text
 
 
+def _no_core_dumps():
+    """In the child before exec: a JVM that aborts leaves no core file."""
+    import resource
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
 def tail(text, lines=60):
     parts = (text or '').splitlines()
     if len(parts) > lines:
@@ -101,15 +107,24 @@ class Context:
         argv += list(args)
         return argv
 
-    def run_java(self, main, args=(), expect_rc=0, timeout=JVM_TIMEOUT, report_path=None, **kw):
+    def run_java(self, main, args=(), expect_rc=0, timeout=JVM_TIMEOUT, report_path=None,
+                 may_crash=False, **kw):
         """Run a JVM to completion; by default it must exit 0.  report_path:
-        the report shown on failure when not the default one."""
+        the report shown on failure when not the default one.  may_crash:
+        the run is expected to die, so it writes no core file and its
+        hs_err file goes to the scratch directory."""
         argv = self.java_argv(main, args, **kw)
         report = report_path or self.report_path()
+        preexec = None
+        if may_crash:
+            argv[1:1] = ['-XX:ErrorFile=%s' % os.path.join(self.tmpdir, 'hs_err_%p.log'),
+                         '-XX:-CreateCoredumpOnCrash']
+            preexec = _no_core_dumps
         try:
             proc = subprocess.run(argv, env=self.env, stdin=subprocess.DEVNULL,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  timeout=timeout, universal_newlines=True, errors='replace')
+                                  timeout=timeout, universal_newlines=True, errors='replace',
+                                  preexec_fn=preexec)
             run = JvmRun(argv, proc.returncode, proc.stdout, proc.stderr, report)
         except subprocess.TimeoutExpired as e:
             run = JvmRun(argv, 'timeout after %ss' % timeout, as_text(e.stdout), as_text(e.stderr),
