@@ -15,14 +15,35 @@ static struct JNINativeInterface_ real;
 
 /* Array lengths are asked for outside critical regions only: no JNI call is
  * allowed inside one, and -Xcheck:jni says so.  A pin taken while the
- * thread already holds a critical is recorded with size 0. */
+ * thread already holds a critical is recorded with size 0.
+ *
+ * Asking costs a JVM transition (~10 ns, as much as the rest of a Get's
+ * bookkeeping), so the last answer is kept per thread for the running
+ * invocation.  Only for a reference into the thread's stack: HotSpot passes
+ * a native method's arguments as handles in its wrapper frame, which keep
+ * their object for the whole invocation, whereas a local reference made
+ * inside it may be deleted and its slot reused for another array. */
+#define STACK_HANDLE_SPAN (8u << 20)
+
 static uint64_t
 array_bytes(JNIEnv *env, struct pw_thread *t, jarray array, unsigned elem_size)
 {
     if (t->critical != 0 || array == NULL)
         return 0;
+    struct pw_frame *f = pw_thread_top(t);
+    uint32_t serial = f != NULL ? f->serial : 0;
+    if (serial != 0 && t->length_cache.serial == serial && t->length_cache.array == array)
+        return (uint64_t)t->length_cache.length * elem_size;
     jsize len = real.GetArrayLength(env, array);
-    return len > 0 ? (uint64_t)len * elem_size : 0;
+    if (len < 0)
+        len = 0;
+    uintptr_t here = (uintptr_t)__builtin_frame_address(0);
+    if (serial != 0 && (uintptr_t)array - here < STACK_HANDLE_SPAN) {
+        t->length_cache.serial = serial;
+        t->length_cache.array = array;
+        t->length_cache.length = len;
+    }
+    return (uint64_t)len * elem_size;
 }
 
 /* A Get of the elements or string families made inside a critical region
@@ -57,7 +78,7 @@ acquired_elements(JNIEnv *env, enum pw_function fn, uint32_t slot, void *ret, co
 /* The JVM's release for a family.  A pin released through the wrong family
  * goes to its own: HotSpot would copy the wrong number of bytes, free a
  * heap address or unbalance the GC locker otherwise. */
-static void
+static inline void
 release_as(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *p, jint mode)
 {
     switch (fn) {
@@ -148,7 +169,38 @@ wrong_object(JNIEnv *env, const struct pw_release *r, jobject obj, jobject *orig
     return differ;
 }
 
-static void
+/* The release of a pin that needs more than passing on: dropped (a double
+ * release), or made against another object than its Get's. */
+static __attribute__((noinline, cold)) void
+released_slow(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *p, jint mode, void *call,
+              const struct pw_release *r)
+{
+    if (r->action == PW_RELEASE_DROP)
+        return;
+    uint32_t use = r->action == PW_RELEASE_REDIRECT ? r->fn : fn;
+    jobject original = NULL;
+    if (r->found && r->ref != obj && r->same_call) {
+        /* Outside a critical region the objects can be compared before the
+         * release, and the release sent to the right one; inside, only
+         * afterwards, to report it. */
+        if (!is_critical_fn(use) && t->critical == 0) {
+            if (wrong_object(env, r, obj, &original)) {
+                pw_finding(PW_FINDING_WRONG_OBJECT, r->site, call, fn);
+                if (original != NULL)
+                    obj = original;
+            }
+            release_as(env, t, use, obj, p, mode);
+            return;
+        }
+        release_as(env, t, use, obj, p, mode);
+        if (t->critical == 0 && wrong_object(env, r, obj, &original))
+            pw_finding(PW_FINDING_WRONG_OBJECT, r->site, call, fn);
+        return;
+    }
+    release_as(env, t, use, obj, p, mode);
+}
+
+static inline void
 released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
 {
     struct pw_thread *t = pw_thread_self();
@@ -157,29 +209,10 @@ released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
         return;
     }
     struct pw_release r = pw_track_release(t, fn, p, mode, call);
-    if (PW_UNLIKELY(r.action == PW_RELEASE_DROP))
-        return;
-    uint32_t use = r.action == PW_RELEASE_REDIRECT ? r.fn : fn;
-    if (PW_LIKELY(r.found) && PW_UNLIKELY(r.ref != obj) && r.same_call) {
-        /* Outside a critical region the objects can be compared before the
-         * release, and the release sent to the right one; inside, only
-         * afterwards, to report it. */
-        jobject original = NULL;
-        if (!is_critical_fn(use) && t->critical == 0) {
-            if (wrong_object(env, &r, obj, &original)) {
-                pw_finding(PW_FINDING_WRONG_OBJECT, r.site, call, fn);
-                if (original != NULL)
-                    obj = original;
-            }
-            release_as(env, t, use, obj, p, mode);
-            return;
-        }
-        release_as(env, t, use, obj, p, mode);
-        if (t->critical == 0 && wrong_object(env, &r, obj, &original))
-            pw_finding(PW_FINDING_WRONG_OBJECT, r.site, call, fn);
-        return;
-    }
-    release_as(env, t, use, obj, p, mode);
+    if (PW_LIKELY(r.action == PW_RELEASE_PASS && (!r.found || r.ref == obj || !r.same_call)))
+        release_as(env, t, fn, obj, p, mode);
+    else
+        released_slow(env, t, fn, obj, p, mode, call, &r);
 }
 
 #define ELEMENTS_HOOKS(Type, jtype, FN)                                                                \

@@ -58,6 +58,11 @@ struct pw_thread {
     struct pw_recent_release recent[PW_RECENT_RELEASES];
     uint32_t recent_next;
     uint32_t critical_site; /* site of the critical region most recently opened */
+    struct {
+        uint32_t serial; /* invocation the entry belongs to */
+        jsize length;
+        jarray array;    /* an argument handle of that invocation */
+    } length_cache;
 
     /* Registry links, guarded by the registry lock. */
     struct pw_thread *next;
