@@ -25,7 +25,7 @@ pw_backtrace(void *ret, uintptr_t *ips, int max, bool bounded)
         unw_word_t ip;
         if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0)
             break;
-        if (ip == (unw_word_t)(uintptr_t)pw_native_exit)
+        if (pw_is_native_return((uintptr_t)ip))
             break;
         if (!started && ip == (unw_word_t)(uintptr_t)ret)
             started = true;

@@ -97,7 +97,7 @@ pw_finding(enum pw_finding_kind kind, uint32_t site, void *call, uint32_t detail
 {
     /* A release or JNI call made as the native method's last act returns
      * straight to our exit stub: the caller is that method's function. */
-    if (call == (void *)pw_native_exit) {
+    if (pw_is_native_return((uintptr_t)call)) {
         struct pw_thread *t = pw_tls_self;
         struct pw_frame *f = t != NULL ? pw_thread_top(t) : NULL;
         if (f != NULL && f->method != NULL && f->method->orig != NULL) {

@@ -123,12 +123,52 @@ method_alloc(void)
     return m;
 }
 
-/* movabs $m, %r11; jmp *0(%rip); .quad pw_native_entry */
+/* Whether every argument of a native method with this JNI signature travels
+ * in a register (x86-64 SysV: six integer, eight vector), counting the
+ * JNIEnv and the class or receiver.  Only then may the entry call the
+ * native function instead of jumping to it. */
+static bool
+registers_only(const char *sig)
+{
+    if (sig == NULL || sig[0] != '(')
+        return false;
+    int ints = 2, floats = 0;
+    for (const char *p = sig + 1; *p != ')' && *p != '\0'; p++) {
+        switch (*p) {
+        case 'F':
+        case 'D':
+            floats++;
+            break;
+        case '[':
+            while (*p == '[')
+                p++;
+            if (*p == 'L')
+                while (*p != ';' && *p != '\0')
+                    p++;
+            ints++;
+            break;
+        case 'L':
+            while (*p != ';' && *p != '\0')
+                p++;
+            ints++;
+            break;
+        default:
+            ints++;
+            break;
+        }
+        if (*p == '\0')
+            return false;
+    }
+    return ints <= 6 && floats <= 8;
+}
+
+/* movabs $m, %r11; jmp *0(%rip); .quad ENTRY */
 static void
-write_thunk(struct pw_method *m)
+write_thunk(struct pw_method *m, bool call_mode)
 {
     uint8_t *p = m->code;
-    uint64_t self = (uint64_t)(uintptr_t)m, entry = (uint64_t)(uintptr_t)pw_native_entry;
+    uint64_t self = (uint64_t)(uintptr_t)m;
+    uint64_t entry = (uint64_t)(uintptr_t)(call_mode ? pw_native_entry_call : pw_native_entry);
     *p++ = 0x49;
     *p++ = 0xBB;
     memcpy(p, &self, 8);
@@ -201,7 +241,7 @@ can_name(jvmtiEnv *jvmti)
 /* The method record and thunk for a binding, made on first sight.  Called
  * with bind_lock held; NULL when thunks cannot be made. */
 static struct pw_method *
-thunk_for(jmethodID method, void *address)
+thunk_for(jmethodID method, void *address, const char *signature)
 {
     if (thunks_disabled)
         return NULL;
@@ -219,7 +259,7 @@ thunk_for(jmethodID method, void *address)
     }
     m->orig = address;
     m->id = method;
-    write_thunk(m);
+    write_thunk(m, registers_only(signature));
     if (!binding_add(m)) {
         thunks_disabled = true;
         return NULL;
@@ -235,14 +275,23 @@ pw_on_native_method_bind(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID
 {
     if (address == NULL || new_address == NULL)
         return;
+    /* The signature decides how the thunk enters the method; in the
+     * primordial phase the JVM cannot give it, and the general entry is
+     * used. */
+    char *name = NULL, *sig = NULL;
+    bool named = can_name(jvmti) && (*jvmti)->GetMethodName(jvmti, method, &name, &sig, NULL) == JVMTI_ERROR_NONE;
     pthread_mutex_lock(&bind_lock);
-    struct pw_method *m = in_arena(address) ? NULL : thunk_for(method, address);
+    struct pw_method *m = in_arena(address) ? NULL : thunk_for(method, address, named ? sig : NULL);
     if (m != NULL) {
-        if (can_name(jvmti))
+        if (named)
             name_method(jvmti, m);
         *new_address = m->code;
     }
     pthread_mutex_unlock(&bind_lock);
+    if (named) {
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    }
 }
 
 void
@@ -312,7 +361,7 @@ pw_method_bind_to_thunk(jvmtiEnv *jvmti, JNIEnv *env, struct pw_method *m, jclas
      * method is bound straight to a thunk made for that function; the bind
      * event then sees one of our own thunks and lets it be. */
     pthread_mutex_lock(&bind_lock);
-    struct pw_method *bound = thunk_for(m->id, f);
+    struct pw_method *bound = thunk_for(m->id, f, sig);
     if (bound != NULL) {
         atomic_store(&bound->signature, atomic_load(&m->signature));
         atomic_store(&bound->name, atomic_load(&m->name));

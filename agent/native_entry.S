@@ -154,4 +154,83 @@ pw_native_exit:
     ret
     .size   pw_native_exit, . - pw_native_exit
 
+    /* Call mode: the native function is called, so its ret comes back here
+     * as the processor predicted, and our ret goes to the JVM as predicted
+     * too (a swapped return address costs a misprediction on every native
+     * call).  Only for methods whose arguments all travel in registers: a
+     * call moves the stack by a word, which would shift stack arguments. */
+    .globl  pw_native_entry_call
+    .hidden pw_native_entry_call
+    .type   pw_native_entry_call, @function
+    .p2align 4
+pw_native_entry_call:
+    .cfi_startproc
+    movq    pw_tls_self@gottpoff(%rip), %rax
+    movq    %fs:(%rax), %rax
+    testq   %rax, %rax
+    /* First native call on this thread: the swap-mode entry makes the
+     * thread's state, once. */
+    jz      pw_native_entry
+    movl    PW_T_DEPTH(%rax), %r10d
+    cmpl    $PW_MAX_DEPTH, %r10d
+    jae     .Lc_too_deep
+    addl    $1, PW_T_DEPTH(%rax)
+    addl    $1, PW_T_SERIAL(%rax)
+    shlq    $PW_FRAME_SHIFT, %r10
+    leaq    PW_T_FRAMES(%rax,%r10), %r10
+    /* rax carries nothing into a non-variadic function: free to use. */
+    movl    PW_T_SERIAL(%rax), %eax
+    movl    %eax, PW_F_SERIAL(%r10)
+    movq    %r11, PW_F_METHOD(%r10)
+    movq    $0, PW_F_RET(%r10)
+    movl    $0, PW_F_LIVE(%r10)
+    subq    $8, %rsp
+    .cfi_adjust_cfa_offset 8
+    callq   *PW_M_ORIG(%r11)
+    .globl  pw_native_return
+    .hidden pw_native_return
+pw_native_return:
+    addq    $8, %rsp
+    .cfi_adjust_cfa_offset -8
+    movq    pw_tls_self@gottpoff(%rip), %r11
+    movq    %fs:(%r11), %r11
+    movl    PW_T_DEPTH(%r11), %r10d
+    subl    $1, %r10d
+    movl    %r10d, PW_T_DEPTH(%r11)
+    shlq    $PW_FRAME_SHIFT, %r10
+    leaq    PW_T_FRAMES(%r11,%r10), %r10
+    cmpl    $0, PW_F_LIVE(%r10)
+    jne     .Lc_leaked
+    ret
+
+.Lc_leaked:
+    /* rsp = 8 mod 16 here, as at entry: two pushes and 40 bytes align the
+     * call. */
+    pushq   %rax
+    .cfi_adjust_cfa_offset 8
+    pushq   %rdx
+    .cfi_adjust_cfa_offset 8
+    subq    $40, %rsp
+    .cfi_adjust_cfa_offset 40
+    movdqu  %xmm0, 0(%rsp)
+    movdqu  %xmm1, 16(%rsp)
+    movq    %r11, %rdi
+    movq    %r10, %rsi
+    call    pw_invocation_returned
+    movdqu  0(%rsp), %xmm0
+    movdqu  16(%rsp), %xmm1
+    addq    $40, %rsp
+    .cfi_adjust_cfa_offset -40
+    popq    %rdx
+    .cfi_adjust_cfa_offset -8
+    popq    %rax
+    .cfi_adjust_cfa_offset -8
+    ret
+
+.Lc_too_deep:
+    addl    $1, PW_T_TOO_DEEP(%rax)
+    jmpq    *PW_M_ORIG(%r11)
+    .cfi_endproc
+    .size   pw_native_entry_call, . - pw_native_entry_call
+
     .section .note.GNU-stack, "", @progbits

@@ -23,6 +23,7 @@
 #define PW_GUARD_SLOTS 234
 
 #ifndef __ASSEMBLER__
+#include <stdbool.h>
 #include <stdint.h>
 /* Where each guard thunk jumps: the function the table had before. */
 extern void *pw_jni_guard_next[PW_GUARD_SLOTS] __attribute__((visibility("hidden")));
@@ -34,6 +35,19 @@ void pw_jni_guard_hit(uint32_t slot, void *call) __attribute__((visibility("hidd
  * entry makes pw_native_exit the method's return address. */
 void pw_native_entry(void) __attribute__((visibility("hidden")));
 void pw_native_exit(void) __attribute__((visibility("hidden")));
+/* The same for a method whose arguments all travel in registers: the
+ * native function is called, not jumped to, and returns to
+ * pw_native_return, which keeps the processor's return prediction intact. */
+void pw_native_entry_call(void) __attribute__((visibility("hidden")));
+void pw_native_return(void) __attribute__((visibility("hidden")));
+
+/* Where a native method's own frame returns to: an unwinder stops there,
+ * and a Get whose return address it is was the method's tail call. */
+static inline bool
+pw_is_native_return(uintptr_t ip)
+{
+    return ip == (uintptr_t)pw_native_exit || ip == (uintptr_t)pw_native_return;
+}
 #endif
 
 #endif

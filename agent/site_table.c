@@ -42,7 +42,7 @@ site_suppressed(const struct pw_method *method, uint32_t fn, void *ret)
 {
     Dl_info info;
     const char *library = NULL;
-    void *code = ret == (void *)pw_native_exit && method != NULL ? method->orig : (char *)ret - 1;
+    void *code = pw_is_native_return((uintptr_t)ret) && method != NULL ? method->orig : (char *)ret - 1;
     if (code != NULL && dladdr(code, &info) != 0)
         library = info.dli_fname;
     return pw_suppress_match(method != NULL ? pw_method_name(method) : NULL, library, fn);

@@ -121,7 +121,7 @@ symbolise_stack(struct pw_snapshot *snap, const struct pw_method *m, const uintp
     for (int i = 0; i < n; i++) {
         uintptr_t ip = ips[i];
         bool tail = false;
-        if (ip == (uintptr_t)pw_native_exit) {
+        if (pw_is_native_return(ip)) {
             /* A Get made as the native method's tail call returns straight
              * to our exit: the caller is the native function itself. */
             if (m == NULL || m->orig == NULL)

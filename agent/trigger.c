@@ -77,7 +77,7 @@ write_notes(const struct leak_note *batch, size_t n)
     for (size_t i = 0; i < n; i++) {
         const struct pw_site *site = pw_site_get(batch[i].site);
         uintptr_t ret = (uintptr_t)site->ret;
-        if (site->method != NULL && ret == (uintptr_t)pw_native_exit)
+        if (site->method != NULL && pw_is_native_return(ret))
             ret = (uintptr_t)site->method->orig + 1;
         struct pw_location where;
         pw_symbols_lookup(symbols, ret, &where);
