@@ -173,6 +173,21 @@ def case_native_thread(ctx):
     expect(not wrong, 'pins of the attached pthread were charged to the Java caller: %s', wrong)
 
 
+def case_fast_path(ctx):
+    """The shortcuts of the hot path (a length remembered per invocation for
+    argument arrays) give exactly the figures the slow path gives; the
+    cross-thread side is the threads case."""
+    ctx.run_java('FastPath')
+    _, last = load_report(ctx.report_path())
+    expect_row(last, 'FastPath.sameArgument', 'GetLongArrayElements', '([JII)I',
+               acquired=3 * 40, released=3 * 33, live=3 * 7, leaked=3 * 7, live_bytes=3 * 7 * 331 * 8)
+    expect_row(last, 'FastPath.reusedLocal', 'GetLongArrayElements', '(II)I',
+               acquired=100, released=0, live=100, leaked=100,
+               live_bytes=sum(100 + i for i in range(100)) * 8)
+    expect_row(last, 'FastPath.twoArguments', 'GetIntArrayElements', '([I[II)I',
+               acquired=40, released=32, live=8, leaked=8, live_bytes=4 * 173 * 4 + 4 * 211 * 4)
+
+
 def case_threads(ctx):
     ctx.run_java('Threads', timeout=JVM_TIMEOUT)
     _, last = load_report(ctx.report_path())
@@ -1287,6 +1302,7 @@ def case_collapsed(ctx):
 
 CASES = {
     'pairs': case_pairs,
+    'fast-path': case_fast_path,
     'release-modes': case_release_modes,
     'helper-depth': case_helper_depth,
     'register-natives': case_register_natives,
