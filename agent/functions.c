@@ -1,4 +1,4 @@
-/* The names of the thirteen acquire functions, as reports print them. */
+/* The names of the twelve acquire functions, as reports print them. */
 #include "pinwatch.h"
 
 static const char *const function_names[PW_FN_COUNT] = {

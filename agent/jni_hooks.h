@@ -1,4 +1,4 @@
-/* The JNI function table swap: the thirteen Get/Release pairs go through
+/* The JNI function table swap: the twelve Get/Release pairs go through
  * pinwatch's wrappers, everything else is left as the JVM had it. */
 #ifndef PW_JNI_HOOKS_H
 #define PW_JNI_HOOKS_H

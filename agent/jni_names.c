@@ -178,9 +178,17 @@ pw_jni_demangle(const char *symbol, char *out, size_t len, char *args, size_t ar
     if (strncmp(symbol, "Java_", 5) != 0 || len == 0 || args_len == 0)
         return false;
     const char *body = symbol + 5, *end = body + strlen(body);
-    /* "__" never occurs in a mangled name but as the long form's separator
-     * ('_' itself is "_1"). */
-    const char *dunder = strstr(body, "__");
+    /* The long form's separator is "__" followed by an argument type: a
+     * letter, or "_3" for an array.  A "__" followed by a digit is a
+     * separator and an escape ("_1" for '_', "_0xxxx" for '$' or other
+     * characters) at the start of a name segment. */
+    const char *dunder = NULL;
+    for (const char *p = strstr(body, "__"); p != NULL; p = strstr(p + 1, "__")) {
+        if (p[2] < '0' || p[2] > '3') {
+            dunder = p;
+            break;
+        }
+    }
     const char *names_end = dunder != NULL ? dunder : end;
     /* The method is after the last separator '_' that is not an escape. */
     const char *last = NULL;

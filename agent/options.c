@@ -181,14 +181,23 @@ pw_format_name(enum pw_format format)
 static void
 quote(char *dst, size_t dstlen, const char *src, size_t len)
 {
-    size_t n = len < 64 ? len : 64;
-    snprintf(dst, dstlen, "%.*s%s", (int)n, src, len > n ? "..." : "");
+    /* Control characters are written as \xNN: an option string with a
+     * newline must not end the line (or forge another [pinwatch] line). */
+    size_t n = len < 64 ? len : 64, o = 0;
+    for (size_t i = 0; i < n && o + 5 < dstlen; i++) {
+        unsigned char c = (unsigned char)src[i];
+        if (c < 0x20 || c == 0x7f)
+            o += (size_t)snprintf(dst + o, dstlen - o, "\\x%02x", c);
+        else
+            dst[o++] = (char)c;
+    }
+    snprintf(dst + o, dstlen - o, "%s", len > n ? "..." : "");
 }
 
 static bool
 parse_item(const char *item, size_t len, struct pw_options *opts, char *err, size_t errlen)
 {
-    char shown[80];
+    char shown[300];
     const char *eq = memchr(item, '=', len);
     size_t keylen = eq != NULL ? (size_t)(eq - item) : len;
 
@@ -234,8 +243,9 @@ pw_options_parse(const char *text, struct pw_options *opts, char *err, size_t er
         const char *end = strchr(p, ',');
         size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
         if (len == 0) {
-            snprintf(err, errlen, "empty option in '%.64s' (options are key=value separated by commas)",
-                     text);
+            char shown[300];
+            quote(shown, sizeof(shown), text, strlen(text));
+            snprintf(err, errlen, "empty option in '%s' (options are key=value separated by commas)", shown);
             return false;
         }
         if (!parse_item(p, len, opts, err, errlen))

@@ -15,7 +15,7 @@
 #define PW_LIKELY(x) __builtin_expect(!!(x), 1)
 #define PW_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
-/* The thirteen acquire functions.  A pin's row is (native method, acquire
+/* The twelve acquire functions.  A pin's row is (native method, acquire
  * function); the release function is only checked against the family. */
 enum pw_function {
     PW_FN_BOOLEAN_ELEMENTS,

@@ -110,6 +110,8 @@ pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
 void
 pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size, jobject ref)
 {
+    if (PW_UNLIKELY(!PW_KEY_IS_PIN((uintptr_t)ptr)))
+        return; /* no JVM hands out such an address; the tables could not hold it */
     struct pw_frame *f = pw_thread_top(t);
     bool suppressed = pw_site_get(site)->suppressed;
     struct pw_pin_info info = {
@@ -254,6 +256,12 @@ pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, v
     struct pw_release r = {.action = PW_RELEASE_PASS};
     const struct pw_pin_slot *slot;
     struct pw_pin_info info;
+    if (PW_UNLIKELY(!PW_KEY_IS_PIN(key))) {
+        /* NULL (or 1, 2: the tables' own markers) is no pointer any Get
+         * returned: unmatched, and passed on as the JVM would take it. */
+        pw_count_add(&t->counts.unmatched_releases, 1);
+        return r;
+    }
     if (mode == JNI_COMMIT) {
         /* Copy-back only: the buffer stays allocated and the pin live. */
         if (find_anywhere(t, key, &info)) {

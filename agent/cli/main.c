@@ -605,7 +605,11 @@ cmd_dump(int argc, char **argv)
     if (!pw_target_enter(&t))
         return PW_EXIT_FAIL;
     if (to_temp) {
-        pw_target_path(&t, "/tmp/pinwatch-dump-XXXXXX", our_file, sizeof(our_file));
+        /* Named after the JVM, so that one dump's file is told from
+         * another's while both exist. */
+        char pattern[64];
+        snprintf(pattern, sizeof(pattern), "/tmp/pinwatch-dump-%ld-XXXXXX", (long)pid);
+        pw_target_path(&t, pattern, our_file, sizeof(our_file));
         int fd = mkstemp(our_file);
         if (fd < 0) {
             pw_error("cannot create a file for the report in %s/tmp: %s", t.root, strerror(errno));
