@@ -7,6 +7,7 @@
  * variadic ones included, are handled without writing one by hand: nothing
  * but r10, r11 and the flags is touched on the way through. */
 
+#include "asm_macros.h"
 #include "native_entry.h"
 
     .text
@@ -34,63 +35,26 @@ pw_jni_guard_\slot:
 
     /* r10 = slot, [rsp] = the caller's return address.  Every register a
      * JNI function may take an argument in is kept, rax too (the vector
-     * count of a variadic call). */
+     * count of a variadic call).  At entry rsp = 8 mod 16: rax, r10, 8
+     * bytes of padding and 176 of arguments align the call. */
     .p2align 4
     .type   pw_jni_guard_slow, @function
 pw_jni_guard_slow:
     .cfi_startproc
     pushq   %rax
     .cfi_adjust_cfa_offset 8
-    pushq   %rdi
-    .cfi_adjust_cfa_offset 8
-    pushq   %rsi
-    .cfi_adjust_cfa_offset 8
-    pushq   %rdx
-    .cfi_adjust_cfa_offset 8
-    pushq   %rcx
-    .cfi_adjust_cfa_offset 8
-    pushq   %r8
-    .cfi_adjust_cfa_offset 8
-    pushq   %r9
-    .cfi_adjust_cfa_offset 8
     pushq   %r10
     .cfi_adjust_cfa_offset 8
-    subq    $136, %rsp
-    .cfi_adjust_cfa_offset 136
-    movdqu  %xmm0, 0(%rsp)
-    movdqu  %xmm1, 16(%rsp)
-    movdqu  %xmm2, 32(%rsp)
-    movdqu  %xmm3, 48(%rsp)
-    movdqu  %xmm4, 64(%rsp)
-    movdqu  %xmm5, 80(%rsp)
-    movdqu  %xmm6, 96(%rsp)
-    movdqu  %xmm7, 112(%rsp)
+    subq    $8, %rsp
+    .cfi_adjust_cfa_offset 8
+    PUSH_ARGUMENTS
     movl    %r10d, %edi
-    movq    (136 + 64)(%rsp), %rsi
+    movq    (176 + 24)(%rsp), %rsi
     call    pw_jni_guard_hit
-    movdqu  0(%rsp), %xmm0
-    movdqu  16(%rsp), %xmm1
-    movdqu  32(%rsp), %xmm2
-    movdqu  48(%rsp), %xmm3
-    movdqu  64(%rsp), %xmm4
-    movdqu  80(%rsp), %xmm5
-    movdqu  96(%rsp), %xmm6
-    movdqu  112(%rsp), %xmm7
-    addq    $136, %rsp
-    .cfi_adjust_cfa_offset -136
+    POP_ARGUMENTS
+    addq    $8, %rsp
+    .cfi_adjust_cfa_offset -8
     popq    %r10
-    .cfi_adjust_cfa_offset -8
-    popq    %r9
-    .cfi_adjust_cfa_offset -8
-    popq    %r8
-    .cfi_adjust_cfa_offset -8
-    popq    %rcx
-    .cfi_adjust_cfa_offset -8
-    popq    %rdx
-    .cfi_adjust_cfa_offset -8
-    popq    %rsi
-    .cfi_adjust_cfa_offset -8
-    popq    %rdi
     .cfi_adjust_cfa_offset -8
     popq    %rax
     .cfi_adjust_cfa_offset -8

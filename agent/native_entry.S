@@ -10,6 +10,7 @@
  * Only rax, r10 and r11 are used: none of them carries an argument of a
  * (non-variadic) JNI function, and r11 is the thunk's own scratch register. */
 
+#include "asm_macros.h"
 #include "native_entry.h"
 
     .text
@@ -50,55 +51,13 @@ pw_native_entry:
 
 .Lcreate:
     /* First native call on this thread: make its state in C.  Every
-     * argument register is saved; at entry rsp = 8 mod 16, seven pushes
-     * and 128 bytes of vector registers leave it 16-aligned for the call. */
+     * argument register is saved; at entry rsp = 8 mod 16, r11 and the
+     * 176 bytes of arguments leave it 16-aligned for the call. */
     pushq   %r11
     .cfi_adjust_cfa_offset 8
-    pushq   %rdi
-    .cfi_adjust_cfa_offset 8
-    pushq   %rsi
-    .cfi_adjust_cfa_offset 8
-    pushq   %rdx
-    .cfi_adjust_cfa_offset 8
-    pushq   %rcx
-    .cfi_adjust_cfa_offset 8
-    pushq   %r8
-    .cfi_adjust_cfa_offset 8
-    pushq   %r9
-    .cfi_adjust_cfa_offset 8
-    subq    $128, %rsp
-    .cfi_adjust_cfa_offset 128
-    movdqu  %xmm0, 0(%rsp)
-    movdqu  %xmm1, 16(%rsp)
-    movdqu  %xmm2, 32(%rsp)
-    movdqu  %xmm3, 48(%rsp)
-    movdqu  %xmm4, 64(%rsp)
-    movdqu  %xmm5, 80(%rsp)
-    movdqu  %xmm6, 96(%rsp)
-    movdqu  %xmm7, 112(%rsp)
+    PUSH_ARGUMENTS
     call    pw_thread_create
-    movdqu  0(%rsp), %xmm0
-    movdqu  16(%rsp), %xmm1
-    movdqu  32(%rsp), %xmm2
-    movdqu  48(%rsp), %xmm3
-    movdqu  64(%rsp), %xmm4
-    movdqu  80(%rsp), %xmm5
-    movdqu  96(%rsp), %xmm6
-    movdqu  112(%rsp), %xmm7
-    addq    $128, %rsp
-    .cfi_adjust_cfa_offset -128
-    popq    %r9
-    .cfi_adjust_cfa_offset -8
-    popq    %r8
-    .cfi_adjust_cfa_offset -8
-    popq    %rcx
-    .cfi_adjust_cfa_offset -8
-    popq    %rdx
-    .cfi_adjust_cfa_offset -8
-    popq    %rsi
-    .cfi_adjust_cfa_offset -8
-    popq    %rdi
-    .cfi_adjust_cfa_offset -8
+    POP_ARGUMENTS
     popq    %r11
     .cfi_adjust_cfa_offset -8
     testq   %rax, %rax
@@ -121,7 +80,11 @@ pw_native_exit_guard:
     .hidden pw_native_exit
     .type   pw_native_exit, @function
 pw_native_exit:
-    /* The native method returned here: rax/rdx/xmm0/xmm1 hold its result. */
+    /* The native method returned here: rax/rdx/xmm0/xmm1 hold its result.
+     * Its caller's return address is in the shadow frame, where no CFI can
+     * point: unwinders are told the stack ends here. */
+    .cfi_startproc
+    .cfi_undefined rip
     movq    pw_tls_self@gottpoff(%rip), %r11
     movq    %fs:(%r11), %r11
     movl    PW_T_DEPTH(%r11), %r10d
@@ -136,22 +99,16 @@ pw_native_exit:
 .Lleaked:
     /* Pins taken by this invocation are still live.  Hand them over in C,
      * then return to the JVM through a real ret: after the native's ret
-     * rsp = 0 mod 16; the pushes and 40 bytes keep the call aligned. */
+     * rsp = 0 mod 16; the return address and the result keep the call
+     * aligned. */
     pushq   PW_F_RET(%r10)
-    pushq   %rax
-    pushq   %rdx
-    subq    $40, %rsp
-    movdqu  %xmm0, 0(%rsp)
-    movdqu  %xmm1, 16(%rsp)
+    PUSH_RESULT
     movq    %r11, %rdi
     movq    %r10, %rsi
     call    pw_invocation_returned
-    movdqu  0(%rsp), %xmm0
-    movdqu  16(%rsp), %xmm1
-    addq    $40, %rsp
-    popq    %rdx
-    popq    %rax
+    POP_RESULT
     ret
+    .cfi_endproc
     .size   pw_native_exit, . - pw_native_exit
 
     /* Call mode: the native function is called, so its ret comes back here
@@ -204,27 +161,13 @@ pw_native_return:
     ret
 
 .Lc_leaked:
-    /* rsp = 8 mod 16 here, as at entry: two pushes and 40 bytes align the
+    /* rsp = 8 mod 16 here, as at entry: the result's 56 bytes align the
      * call. */
-    pushq   %rax
-    .cfi_adjust_cfa_offset 8
-    pushq   %rdx
-    .cfi_adjust_cfa_offset 8
-    subq    $40, %rsp
-    .cfi_adjust_cfa_offset 40
-    movdqu  %xmm0, 0(%rsp)
-    movdqu  %xmm1, 16(%rsp)
+    PUSH_RESULT
     movq    %r11, %rdi
     movq    %r10, %rsi
     call    pw_invocation_returned
-    movdqu  0(%rsp), %xmm0
-    movdqu  16(%rsp), %xmm1
-    addq    $40, %rsp
-    .cfi_adjust_cfa_offset -40
-    popq    %rdx
-    .cfi_adjust_cfa_offset -8
-    popq    %rax
-    .cfi_adjust_cfa_offset -8
+    POP_RESULT
     ret
 
 .Lc_too_deep:

@@ -118,6 +118,18 @@ pw_threads_first(void)
     return registry;
 }
 
+bool
+pw_threads_any(const struct pw_thread *skip, bool (*fn)(struct pw_thread *t, void *arg), void *arg)
+{
+    bool found = false;
+    pthread_rwlock_rdlock(&registry_lock);
+    for (struct pw_thread *t = registry; t != NULL && !found; t = t->next)
+        if (t != skip)
+            found = fn(t, arg);
+    pthread_rwlock_unlock(&registry_lock);
+    return found;
+}
+
 #define NOTED_PER_RETURN 8
 
 struct returned {

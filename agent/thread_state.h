@@ -100,6 +100,10 @@ PW_HIDDEN void pw_threads_read_lock(void);
 PW_HIDDEN void pw_threads_read_unlock(void);
 PW_HIDDEN struct pw_thread *pw_threads_first(void);
 
+/* Calls fn for every live thread but skip, under the registry's read lock,
+ * until fn returns true; returns whether one did. */
+PW_HIDDEN bool pw_threads_any(const struct pw_thread *skip, bool (*fn)(struct pw_thread *t, void *arg), void *arg);
+
 /* Called by native_entry.S when a native method returns while pins it took
  * are still in the thread's table: they become leaked. */
 PW_HIDDEN void pw_invocation_returned(struct pw_thread *t, struct pw_frame *f);

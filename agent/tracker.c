@@ -173,6 +173,19 @@ frame_released(struct pw_thread *t, uint32_t serial)
     }
 }
 
+struct lookup {
+    uintptr_t key;
+    struct pw_pin_info *info;
+    uint32_t *site;
+};
+
+static bool
+remove_from(struct pw_thread *o, void *arg)
+{
+    struct lookup *l = arg;
+    return pw_pin_table_remove_remote(&o->pins, l->key, l->info);
+}
+
 /* Finds a pin this thread does not hold.  Pins only ever move from a
  * thread's table to the leak table (at return or thread end, under that
  * thread's lock), so looking in the threads first and the leak table last
@@ -180,35 +193,42 @@ frame_released(struct pw_thread *t, uint32_t serial)
 static bool
 remove_elsewhere(struct pw_thread *self, uintptr_t key, struct pw_pin_info *info)
 {
-    if (pw_leak_table_remove(key, info))
-        return true;
-    bool found = false;
-    pw_threads_read_lock();
-    for (struct pw_thread *o = pw_threads_first(); o != NULL && !found; o = o->next)
-        if (o != self)
-            found = pw_pin_table_remove_remote(&o->pins, key, info);
-    pw_threads_read_unlock();
-    return found || pw_leak_table_remove(key, info);
+    struct lookup l = {.key = key, .info = info};
+    return pw_leak_table_remove(key, info) || pw_threads_any(self, remove_from, &l) ||
+           pw_leak_table_remove(key, info);
+}
+
+/* Another thread's pin, read under that thread's lock, not taken out. */
+static bool
+find_in(struct pw_thread *o, void *arg)
+{
+    struct lookup *l = arg;
+    pw_pin_table_lock(&o->pins);
+    bool found = pw_pin_table_find(&o->pins, l->key, l->info);
+    pw_pin_table_unlock(&o->pins);
+    return found;
 }
 
 static bool
 find_anywhere(struct pw_thread *t, uintptr_t key, struct pw_pin_info *info)
 {
-    if (pw_pin_table_find(&t->pins, key, info) || pw_leak_table_find(key, info))
-        return true;
-    /* Another thread's pin: read it under that thread's lock without
-     * taking it out. */
-    bool found = false;
-    pw_threads_read_lock();
-    for (struct pw_thread *o = pw_threads_first(); o != NULL && !found; o = o->next) {
-        if (o == t)
-            continue;
-        pw_pin_table_lock(&o->pins);
-        found = pw_pin_table_find(&o->pins, key, info);
-        pw_pin_table_unlock(&o->pins);
+    struct lookup l = {.key = key, .info = info};
+    return pw_pin_table_find(&t->pins, key, info) || pw_leak_table_find(key, info) || pw_threads_any(t, find_in, &l);
+}
+
+/* Another thread's recent releases, read racily: a ring only its owner
+ * writes, where a stale entry at worst misses a double release. */
+static bool
+released_by(struct pw_thread *o, void *arg)
+{
+    struct lookup *l = arg;
+    for (uint32_t i = 0; i < PW_RECENT_RELEASES; i++) {
+        if (__atomic_load_n(&o->recent[i].ptr, __ATOMIC_RELAXED) == l->key) {
+            *l->site = __atomic_load_n(&o->recent[i].site, __ATOMIC_RELAXED);
+            return true;
+        }
     }
-    pw_threads_read_unlock();
-    return found;
+    return false;
 }
 
 /* A release nobody's table knows: was it released already?  Only this
@@ -223,20 +243,8 @@ released_before(struct pw_thread *t, uintptr_t key, uint32_t *site)
             return true;
         }
     }
-    bool found = false;
-    pw_threads_read_lock();
-    for (struct pw_thread *o = pw_threads_first(); o != NULL && !found; o = o->next) {
-        if (o == t)
-            continue;
-        for (uint32_t i = 0; i < PW_RECENT_RELEASES && !found; i++) {
-            if (__atomic_load_n(&o->recent[i].ptr, __ATOMIC_RELAXED) == key) {
-                *site = __atomic_load_n(&o->recent[i].site, __ATOMIC_RELAXED);
-                found = true;
-            }
-        }
-    }
-    pw_threads_read_unlock();
-    return found;
+    struct lookup l = {.key = key, .site = site};
+    return pw_threads_any(t, released_by, &l);
 }
 
 static inline void
