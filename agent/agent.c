@@ -179,7 +179,7 @@ start(JavaVM *vm, const char *text, bool attached)
     }
     if (!pw_threads_init() || !pw_methods_init(env))
         goto failed;
-    pw_clock_start();
+    pw_clock_start(attached);
     pw_backtrace_init();
     pw_trigger_start(&options);
     if (options.exitcode != 0)

@@ -91,10 +91,10 @@ tick(void *arg)
 }
 
 bool
-pw_clock_start(void)
+pw_clock_start(bool attached)
 {
     clock_gettime(CLOCK_MONOTONIC, &started);
-    process_age_at_start_ms = process_age_ms();
+    process_age_at_start_ms = attached ? process_age_ms() : 0;
     pthread_attr_t attr;
     pthread_t thread;
     sigset_t all, old;

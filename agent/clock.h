@@ -10,9 +10,10 @@
 
 PW_HIDDEN extern _Atomic uint64_t pw_clock_now_ms;
 
-/* Starts the ticker; false (and a slower exact clock) when no thread could
- * be made. */
-PW_HIDDEN bool pw_clock_start(void);
+/* Starts the ticker; false when no thread could be made (pin ages then
+ * read 0).  attached: the JVM ran before the agent came, so its uptime is
+ * taken from the process's start time. */
+PW_HIDDEN bool pw_clock_start(bool attached);
 
 /* Milliseconds since the agent started. */
 static inline uint64_t
@@ -24,8 +25,10 @@ pw_clock_ms(void)
 /* Exact milliseconds since the agent started (a system call's worth). */
 PW_HIDDEN uint64_t pw_clock_exact_ms(void);
 
-/* Milliseconds since the process (the JVM) started, also after a late
- * attach. */
+/* Milliseconds since the JVM started: since the agent loaded when it
+ * loaded with the JVM (a launcher that exec'd java later than its process
+ * began would otherwise add its own time), since the process began after a
+ * late attach. */
 PW_HIDDEN uint64_t pw_clock_uptime_ms(void);
 
 /* Wall-clock milliseconds since the epoch, for report timestamps. */
