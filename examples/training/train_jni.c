@@ -1,7 +1,8 @@
 /*
  * SPDX-License-Identifier: Apache-2.0
  *
- * train_jni.c — JNI bindings of a toy training runtime (libtrain_jni.so).
+ * train_jni.c — JNI bindings of a toy training runtime (libtrain_jni.so, and
+ * libtrain_jni_fixed.so built from this file with TRAIN_JNI_FIXED defined).
  *
  * This is pinwatch's example of a pin leak, modelled on a real bug in a machine-learning
  * runtime's Java training API: evalStep() pins the long[] of tensor handles with
@@ -9,7 +10,8 @@
  * ReleaseLongArrayElements.  Results stay correct, so no functional test notices; every
  * validation step leaks one copy of the array (HotSpot copies it to the C heap).
  *
- * train_jni_fixed.c is this file with the bug fixed; `diff -u` the two to see the fix.
+ * The fix is the one #ifdef TRAIN_JNI_FIXED in evalStep(): release on the path that
+ * returns early too.
  */
 #include <jni.h>
 #include <stddef.h>
@@ -297,7 +299,12 @@ Java_ai_example_TrainingSession_evalStep(JNIEnv *env, jclass cls, jlong session,
 			return NULL;
 		}
 		outputs[n_outputs++] = to_handle(accuracy);
+#ifdef TRAIN_JNI_FIXED
+		/* The fix: this path releases the handles too before it returns. */
+		(*env)->ReleaseLongArrayElements(env, inputs, handles, JNI_ABORT);
+#else
 		/* BUG: returns with `handles` still pinned; the release below is skipped. */
+#endif
 		return outputs_to_java(env, outputs, n_outputs);
 	}
 
