@@ -15,6 +15,20 @@
 
     .text
 
+/* The native method has returned: pop its shadow frame.  Leaves r11 = the
+ * thread's state, r10 = the popped frame, and the flags of comparing the
+ * frame's live pins with zero (the caller jumps to hand leaks over). */
+    .macro POP_FRAME
+    movq    pw_tls_self@gottpoff(%rip), %r11
+    movq    %fs:(%r11), %r11
+    movl    PW_T_DEPTH(%r11), %r10d
+    subl    $1, %r10d
+    movl    %r10d, PW_T_DEPTH(%r11)
+    shlq    $PW_FRAME_SHIFT, %r10
+    leaq    PW_T_FRAMES(%r11,%r10), %r10
+    cmpl    $0, PW_F_LIVE(%r10)
+    .endm
+
     .globl  pw_native_entry
     .hidden pw_native_entry
     .type   pw_native_entry, @function
@@ -85,14 +99,7 @@ pw_native_exit:
      * point: unwinders are told the stack ends here. */
     .cfi_startproc
     .cfi_undefined rip
-    movq    pw_tls_self@gottpoff(%rip), %r11
-    movq    %fs:(%r11), %r11
-    movl    PW_T_DEPTH(%r11), %r10d
-    subl    $1, %r10d
-    movl    %r10d, PW_T_DEPTH(%r11)
-    shlq    $PW_FRAME_SHIFT, %r10
-    leaq    PW_T_FRAMES(%r11,%r10), %r10
-    cmpl    $0, PW_F_LIVE(%r10)
+    POP_FRAME
     jne     .Lleaked
     jmpq    *PW_F_RET(%r10)
 
@@ -149,14 +156,7 @@ pw_native_entry_call:
 pw_native_return:
     addq    $8, %rsp
     .cfi_adjust_cfa_offset -8
-    movq    pw_tls_self@gottpoff(%rip), %r11
-    movq    %fs:(%r11), %r11
-    movl    PW_T_DEPTH(%r11), %r10d
-    subl    $1, %r10d
-    movl    %r10d, PW_T_DEPTH(%r11)
-    shlq    $PW_FRAME_SHIFT, %r10
-    leaq    PW_T_FRAMES(%r11,%r10), %r10
-    cmpl    $0, PW_F_LIVE(%r10)
+    POP_FRAME
     jne     .Lc_leaked
     ret
 

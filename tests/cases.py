@@ -244,23 +244,6 @@ def _read_until(fd, pattern, deadline):
     return None, data.decode('utf-8', 'replace')
 
 
-def _jcmd_dumps(path):
-    """Complete JSON lines with reason "jcmd" written so far."""
-    if not os.path.exists(path):
-        return []
-    with open(path, encoding='utf-8') as f:
-        lines = f.read().split('\n')[:-1]      # the last element is unfinished
-    found = []
-    for line in lines:
-        try:
-            dump = json.loads(line)
-        except ValueError:
-            continue
-        if dump.get('reason') == 'jcmd':
-            found.append(dump)
-    return found
-
-
 def case_jcmd_midrun(ctx):
     pattern = os.path.join(ctx.tmpdir, 'pins-%p.jsonl')
     argv = ctx.java_argv('JcmdMidrun', agent_options='file=%s,format=json' % pattern)
@@ -286,9 +269,9 @@ def case_jcmd_midrun(ctx):
                                   universal_newlines=True, errors='replace')
             expect(jcmd.returncode == 0, 'jcmd exited %d:\n%s', jcmd.returncode, tail(jcmd.stdout))
             deadline = time.monotonic() + 30
-            while not _jcmd_dumps(report) and time.monotonic() < deadline:
+            while not _dumps_so_far(report, 'jcmd') and time.monotonic() < deadline:
                 time.sleep(0.05)
-            expect(_jcmd_dumps(report), 'no dump with reason "jcmd" in %s within 30 s of jcmd',
+            expect(_dumps_so_far(report, 'jcmd'), 'no dump with reason "jcmd" in %s within 30 s of jcmd',
                    report)
             out, _ = proc.communicate(input=b'go\n', timeout=JVM_TIMEOUT)
             stdout += out.decode('utf-8', 'replace')
