@@ -2,7 +2,7 @@
  * are file-static and pw_suppress has no reset, so suppress.c is compiled
  * into this target (not linked from pinwatch_fuzz_sources) and the rules
  * are dropped after every input. */
-#include "../../agent/suppress.c"
+#include "../../agent/state/suppress.c"
 #include "fuzz_check.h"
 
 #include <unistd.h>
