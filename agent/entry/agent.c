@@ -13,7 +13,10 @@
 #include "suppress.h"
 #include "thread_state.h"
 #include "tracker.h"
-#include "trigger.h"
+#include "native_entry.h"
+#include "report_thread.h"
+#include "requests.h"
+#include "returns.h"
 
 #include <inttypes.h>
 #include <stdatomic.h>
@@ -177,13 +180,12 @@ start(JavaVM *vm, const char *text, bool attached)
         pw_log_jvmti_error(env, e, "SetEventCallbacks");
         goto failed;
     }
-    if (!pw_threads_init() || !pw_methods_init(env))
+    if (!pw_threads_init(pw_thread_ending) || !pw_methods_init(env))
         goto failed;
+    pw_native_entry_init();
     pw_clock_start(attached);
     pw_backtrace_init();
-    pw_trigger_start(&options);
-    if (options.exitcode != 0)
-        atexit(apply_exit_status);
+    pw_requests_init(options.threshold);
     jvmti = env;
     pw_tracker_jvmti = env;
     pw_tracker_attached_late = attached;
@@ -211,6 +213,11 @@ start(JavaVM *vm, const char *text, bool attached)
         if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) == JNI_OK)
             pw_rebind_loaded(env, jni);
     }
+    /* Last, when nothing can fail any more: a thread started before a
+     * failure would outlive the agent that gave up. */
+    pw_report_thread_start(&options);
+    if (options.exitcode != 0)
+        atexit(apply_exit_status);
     return PINWATCH_OK;
 
 failed:

@@ -1,17 +1,13 @@
 #include "jni_hooks.h"
 #include "findings.h"
 #include "jni_guard.h"
+#include "jni_table.h"
 #include "log.h"
 #include "tracker.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
-
-/* The table as it was before us: HotSpot's functions, or its checked ones
- * under -Xcheck:jni.  Wrappers call through it and never through the env,
- * which would come back into the wrappers. */
-static struct JNINativeInterface_ real;
 
 /* Array lengths are asked for outside critical regions only: no JNI call is
  * allowed inside one, and -Xcheck:jni says so.  A pin taken while the
@@ -34,7 +30,7 @@ array_bytes(JNIEnv *env, struct pw_thread *t, jarray array, unsigned elem_size)
     uint32_t serial = f != NULL ? f->serial : 0;
     if (serial != 0 && t->length_cache.serial == serial && t->length_cache.array == array)
         return (uint64_t)t->length_cache.length * elem_size;
-    jsize len = real.GetArrayLength(env, array);
+    jsize len = pw_jni.GetArrayLength(env, array);
     if (len < 0)
         len = 0;
     uintptr_t here = (uintptr_t)__builtin_frame_address(0);
@@ -83,42 +79,42 @@ release_as(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *p, 
 {
     switch (fn) {
     case PW_FN_BOOLEAN_ELEMENTS:
-        real.ReleaseBooleanArrayElements(env, obj, p, mode);
+        pw_jni.ReleaseBooleanArrayElements(env, obj, p, mode);
         break;
     case PW_FN_BYTE_ELEMENTS:
-        real.ReleaseByteArrayElements(env, obj, p, mode);
+        pw_jni.ReleaseByteArrayElements(env, obj, p, mode);
         break;
     case PW_FN_CHAR_ELEMENTS:
-        real.ReleaseCharArrayElements(env, obj, p, mode);
+        pw_jni.ReleaseCharArrayElements(env, obj, p, mode);
         break;
     case PW_FN_SHORT_ELEMENTS:
-        real.ReleaseShortArrayElements(env, obj, p, mode);
+        pw_jni.ReleaseShortArrayElements(env, obj, p, mode);
         break;
     case PW_FN_INT_ELEMENTS:
-        real.ReleaseIntArrayElements(env, obj, p, mode);
+        pw_jni.ReleaseIntArrayElements(env, obj, p, mode);
         break;
     case PW_FN_LONG_ELEMENTS:
-        real.ReleaseLongArrayElements(env, obj, p, mode);
+        pw_jni.ReleaseLongArrayElements(env, obj, p, mode);
         break;
     case PW_FN_FLOAT_ELEMENTS:
-        real.ReleaseFloatArrayElements(env, obj, p, mode);
+        pw_jni.ReleaseFloatArrayElements(env, obj, p, mode);
         break;
     case PW_FN_DOUBLE_ELEMENTS:
-        real.ReleaseDoubleArrayElements(env, obj, p, mode);
+        pw_jni.ReleaseDoubleArrayElements(env, obj, p, mode);
         break;
     case PW_FN_ARRAY_CRITICAL:
-        real.ReleasePrimitiveArrayCritical(env, obj, p, mode);
+        pw_jni.ReleasePrimitiveArrayCritical(env, obj, p, mode);
         if (t != NULL && mode != JNI_COMMIT && t->critical > 0)
             t->critical--;
         break;
     case PW_FN_STRING_CHARS:
-        real.ReleaseStringChars(env, obj, p);
+        pw_jni.ReleaseStringChars(env, obj, p);
         break;
     case PW_FN_STRING_UTF_CHARS:
-        real.ReleaseStringUTFChars(env, obj, p);
+        pw_jni.ReleaseStringUTFChars(env, obj, p);
         break;
     case PW_FN_STRING_CRITICAL:
-        real.ReleaseStringCritical(env, obj, p);
+        pw_jni.ReleaseStringCritical(env, obj, p);
         if (t != NULL && t->critical > 0)
             t->critical--;
         break;
@@ -139,9 +135,9 @@ object_bytes(JNIEnv *env, uint32_t fn, jobject obj)
     if (obj == NULL)
         return 0;
     if (fn < PW_FN_ARRAY_CRITICAL)
-        return (uint64_t)real.GetArrayLength(env, obj) * elements_size[fn];
+        return (uint64_t)pw_jni.GetArrayLength(env, obj) * elements_size[fn];
     if (fn == PW_FN_STRING_CHARS)
-        return (uint64_t)real.GetStringLength(env, obj) * 2;
+        return (uint64_t)pw_jni.GetStringLength(env, obj) * 2;
     return 0;
 }
 
@@ -156,13 +152,13 @@ wrong_object(JNIEnv *env, const struct pw_release *r, jobject obj, jobject *orig
     if (!r->found || !r->same_call || r->ref == NULL || r->ref == obj || obj == NULL)
         return false;
     uint64_t bytes = r->size > 0 ? object_bytes(env, r->fn, obj) : 0;
-    if (real.ExceptionCheck(env))
+    if (pw_jni.ExceptionCheck(env))
         return false;
     bool differ = bytes != 0 && bytes != r->size;
     if (!pw_tracker_checked_jni) {
-        if (real.IsSameObject(env, r->ref, NULL))
+        if (pw_jni.IsSameObject(env, r->ref, NULL))
             return differ; /* the Get's reference was deleted: no way back to it */
-        differ = differ || !real.IsSameObject(env, r->ref, obj);
+        differ = differ || !pw_jni.IsSameObject(env, r->ref, obj);
         if (differ)
             *original = r->ref;
     }
@@ -220,7 +216,7 @@ released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
                                                          jboolean *is_copy)                            \
     {                                                                                                  \
         void *ret = __builtin_return_address(0);                                                       \
-        jtype *p = real.Get##Type##ArrayElements(env, array, is_copy);                                 \
+        jtype *p = pw_jni.Get##Type##ArrayElements(env, array, is_copy);                                 \
         if (p != NULL)                                                                                 \
             acquired_elements(env, FN, SLOT(Get##Type##ArrayElements), ret, p, array);                 \
         return p;                                                                                      \
@@ -252,25 +248,25 @@ static unsigned
 learn_elem_size(JNIEnv *env, jarray array)
 {
     unsigned size = 0;
-    jclass klass = real.GetObjectClass(env, array);
+    jclass klass = pw_jni.GetObjectClass(env, array);
     if (klass == NULL)
         return 0;
     pthread_mutex_lock(&classes_lock);
     for (int i = 0; i < 8 && size == 0; i++) {
         if (array_classes[i] == NULL) {
-            jclass local = real.FindClass(env, array_class_names[i]);
+            jclass local = pw_jni.FindClass(env, array_class_names[i]);
             if (local == NULL) {
-                real.ExceptionClear(env);
+                pw_jni.ExceptionClear(env);
                 continue;
             }
-            array_classes[i] = real.NewGlobalRef(env, local);
-            real.DeleteLocalRef(env, local);
+            array_classes[i] = pw_jni.NewGlobalRef(env, local);
+            pw_jni.DeleteLocalRef(env, local);
         }
-        if (array_classes[i] != NULL && real.IsSameObject(env, klass, array_classes[i]))
+        if (array_classes[i] != NULL && pw_jni.IsSameObject(env, klass, array_classes[i]))
             size = array_elem_sizes[i];
     }
     pthread_mutex_unlock(&classes_lock);
-    real.DeleteLocalRef(env, klass);
+    pw_jni.DeleteLocalRef(env, klass);
     return size;
 }
 
@@ -280,7 +276,7 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
     void *ret = __builtin_return_address(0);
     struct pw_thread *t = pw_thread_self();
     if (PW_UNLIKELY(t == NULL))
-        return real.GetPrimitiveArrayCritical(env, array, is_copy);
+        return pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
     uint32_t site = pw_track_site(env, t, PW_FN_ARRAY_CRITICAL, ret);
     uint64_t size = 0;
     if (t->critical == 0 && array != NULL) {
@@ -292,7 +288,7 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
         }
         size = array_bytes(env, t, array, elem);
     }
-    void *p = real.GetPrimitiveArrayCritical(env, array, is_copy);
+    void *p = pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
     if (p != NULL) {
         t->critical++;
         t->critical_site = site;
@@ -311,12 +307,12 @@ static const jchar *JNICALL
 hook_GetStringChars(JNIEnv *env, jstring string, jboolean *is_copy)
 {
     void *ret = __builtin_return_address(0);
-    const jchar *p = real.GetStringChars(env, string, is_copy);
+    const jchar *p = pw_jni.GetStringChars(env, string, is_copy);
     struct pw_thread *t;
     if (p != NULL && (t = pw_thread_self()) != NULL) {
         check_not_in_critical(t, SLOT(GetStringChars), ret);
         uint32_t site = pw_track_site(env, t, PW_FN_STRING_CHARS, ret);
-        uint64_t size = t->critical == 0 ? (uint64_t)real.GetStringLength(env, string) * 2 : 0;
+        uint64_t size = t->critical == 0 ? (uint64_t)pw_jni.GetStringLength(env, string) * 2 : 0;
         pw_track_acquire(t, site, PW_FN_STRING_CHARS, p, size, string);
     }
     return p;
@@ -332,7 +328,7 @@ static const char *JNICALL
 hook_GetStringUTFChars(JNIEnv *env, jstring string, jboolean *is_copy)
 {
     void *ret = __builtin_return_address(0);
-    const char *p = real.GetStringUTFChars(env, string, is_copy);
+    const char *p = pw_jni.GetStringUTFChars(env, string, is_copy);
     struct pw_thread *t;
     if (p != NULL && (t = pw_thread_self()) != NULL) {
         check_not_in_critical(t, SLOT(GetStringUTFChars), ret);
@@ -354,10 +350,10 @@ hook_GetStringCritical(JNIEnv *env, jstring string, jboolean *is_copy)
     void *ret = __builtin_return_address(0);
     struct pw_thread *t = pw_thread_self();
     if (PW_UNLIKELY(t == NULL))
-        return real.GetStringCritical(env, string, is_copy);
+        return pw_jni.GetStringCritical(env, string, is_copy);
     uint32_t site = pw_track_site(env, t, PW_FN_STRING_CRITICAL, ret);
-    uint64_t size = t->critical == 0 && string != NULL ? (uint64_t)real.GetStringLength(env, string) * 2 : 0;
-    const jchar *p = real.GetStringCritical(env, string, is_copy);
+    uint64_t size = t->critical == 0 && string != NULL ? (uint64_t)pw_jni.GetStringLength(env, string) * 2 : 0;
+    const jchar *p = pw_jni.GetStringCritical(env, string, is_copy);
     if (p != NULL) {
         t->critical++;
         t->critical_site = site;
@@ -374,12 +370,6 @@ hook_ReleaseStringCritical(JNIEnv *env, jstring string, const jchar *chars)
 
 static atomic_bool installed;
 
-const struct JNINativeInterface_ *
-pw_jni_real(void)
-{
-    return &real;
-}
-
 bool
 pw_jni_hooks_install(jvmtiEnv *jvmti)
 {
@@ -392,7 +382,7 @@ pw_jni_hooks_install(jvmtiEnv *jvmti)
         atomic_store(&installed, false);
         return false;
     }
-    memcpy(&real, table, sizeof(real));
+    pw_jni_table_save(table);
     pw_jni_guard_install(table);
 #define HOOK(name) table->name = hook_##name
     HOOK(GetBooleanArrayElements);

@@ -9,8 +9,4 @@
  * again) returns true without wrapping the wrappers. */
 PW_HIDDEN bool pw_jni_hooks_install(jvmtiEnv *jvmti);
 
-/* The functions as the JVM had them, for the agent's own JNI calls: they
- * never come back into the wrappers.  Valid once installed. */
-PW_HIDDEN const struct JNINativeInterface_ *pw_jni_real(void);
-
 #endif

@@ -1,23 +1,10 @@
-/* Layout shared between native_entry.S and the C structures it touches.
- * thread_state.c and methods.c check every offset with static_assert. */
+/* The assembler entries every bound native method goes through
+ * (native_entry.S) and the JNI guard thunks (jni_guard.S).  Their frame
+ * layout is state/frame_layout.h. */
 #ifndef PW_NATIVE_ENTRY_H
 #define PW_NATIVE_ENTRY_H
 
-/* Deeper Java->native->Java->native nesting is not tracked frame by frame:
- * pins taken there are charged to the deepest tracked method. */
-#define PW_MAX_DEPTH 127
-
-#define PW_T_DEPTH 0
-#define PW_T_SERIAL 4
-#define PW_T_TOO_DEEP 8
-#define PW_T_FRAMES 64
-#define PW_F_METHOD 0
-#define PW_F_RET 8
-#define PW_F_SERIAL 16
-#define PW_F_LIVE 20
-#define PW_FRAME_SHIFT 5
-#define PW_M_ORIG 32
-#define PW_T_CRITICAL 12
+#include "frame_layout.h"
 
 /* jni_guard.S: one thunk per slot of the JNI function table. */
 #define PW_GUARD_SLOTS 234
@@ -41,13 +28,10 @@ void pw_native_exit(void) __attribute__((visibility("hidden")));
 void pw_native_entry_call(void) __attribute__((visibility("hidden")));
 void pw_native_return(void) __attribute__((visibility("hidden")));
 
-/* Where a native method's own frame returns to: an unwinder stops there,
- * and a Get whose return address it is was the method's tail call. */
-static inline bool
-pw_is_native_return(uintptr_t ip)
-{
-    return ip == (uintptr_t)pw_native_exit || ip == (uintptr_t)pw_native_return;
-}
+/* Hands the entries and exit stubs to the layers below, which must not
+ * name them: the method thunks jump to the entries, unwinders and
+ * reports recognise the exits.  Call before any method is bound. */
+void pw_native_entry_init(void) __attribute__((visibility("hidden")));
 #endif
 
 #endif

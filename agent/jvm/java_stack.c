@@ -1,5 +1,5 @@
 #include "java_stack.h"
-#include "jni_hooks.h"
+#include "jni_table.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #include "jni_guard.h"
 #include "leak_table.h"
 #include "methods.h"
-#include "native_entry.h"
+#include "frame_layout.h"
 #include "stack_table.h"
 #include "thread_state.h"
 
@@ -119,16 +119,10 @@ symbolise_stack(struct pw_snapshot *snap, const struct pw_method *m, const uintp
     if (out->frames == NULL)
         return;
     for (int i = 0; i < n; i++) {
-        uintptr_t ip = ips[i];
-        bool tail = false;
-        if (pw_is_native_return(ip)) {
-            /* A Get made as the native method's tail call returns straight
-             * to our exit: the caller is the native function itself. */
-            if (m == NULL || m->orig == NULL)
-                continue;
-            ip = (uintptr_t)m->orig + 1;
-            tail = true;
-        }
+        bool tail;
+        uintptr_t ip = pw_method_caller(m, ips[i], &tail);
+        if (ip == 0)
+            continue;
         struct pw_location where[INLINE_MAX];
         bool inlined[INLINE_MAX];
         int k = pw_symbols_expand(snap->symbols, ip, where, inlined, INLINE_MAX);

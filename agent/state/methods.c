@@ -1,8 +1,8 @@
 #include "methods.h"
-#include "jni_hooks.h"
+#include "jni_table.h"
 #include "jni_names.h"
 #include "log.h"
-#include "native_entry.h"
+#include "frame_layout.h"
 
 #include <dlfcn.h>
 #include <link.h>
@@ -34,6 +34,17 @@ static struct pw_method **by_binding;
 static size_t by_binding_cap, by_binding_count;
 
 static jvmtiEnv *naming_jvmti;
+
+/* The intercept layer's entries (pw_methods_set_entries): a thunk jumps to
+ * one of them.  Until they are set no thunk is made. */
+static void *entry_jump, *entry_call;
+
+void
+pw_methods_set_entries(void *jump, void *call)
+{
+    entry_jump = jump;
+    entry_call = call;
+}
 
 bool
 pw_methods_init(jvmtiEnv *jvmti)
@@ -168,7 +179,7 @@ write_thunk(struct pw_method *m, bool call_mode)
 {
     uint8_t *p = m->code;
     uint64_t self = (uint64_t)(uintptr_t)m;
-    uint64_t entry = (uint64_t)(uintptr_t)(call_mode ? pw_native_entry_call : pw_native_entry);
+    uint64_t entry = (uint64_t)(uintptr_t)(call_mode ? entry_call : entry_jump);
     *p++ = 0x49;
     *p++ = 0xBB;
     memcpy(p, &self, 8);
@@ -243,7 +254,7 @@ can_name(jvmtiEnv *jvmti)
 static struct pw_method *
 thunk_for(jmethodID method, void *address, const char *signature)
 {
-    if (thunks_disabled)
+    if (thunks_disabled || entry_jump == NULL)
         return NULL;
     struct pw_method *m = binding_find(method, address);
     if (m != NULL)

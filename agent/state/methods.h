@@ -5,6 +5,7 @@
 #define PW_METHODS_H
 
 #include "pinwatch.h"
+#include "frame_layout.h"
 
 #include <stdatomic.h>
 
@@ -24,6 +25,25 @@ struct pw_method {
 PW_HIDDEN extern struct pw_method pw_method_native_thread;
 
 PW_HIDDEN bool pw_methods_init(jvmtiEnv *jvmti);
+
+/* Where thunks jump: the general entry, and the one for methods whose
+ * arguments all travel in registers (intercept/native_entry.h). */
+PW_HIDDEN void pw_methods_set_entries(void *jump, void *call);
+
+/* The address to symbolise for a call whose return address is ret, made
+ * inside m: ret itself (looking up ret - 1 names the caller), or, when the
+ * call was m's tail call and so returns straight to the exit stub, m's own
+ * function + 1; *tail then says so.  0 when the caller cannot be known. */
+static inline uintptr_t
+pw_method_caller(const struct pw_method *m, uintptr_t ret, bool *tail)
+{
+    bool is_tail = pw_is_native_return(ret);
+    if (tail != NULL)
+        *tail = is_tail;
+    if (!is_tail)
+        return ret;
+    return m != NULL && m->orig != NULL ? (uintptr_t)m->orig + 1 : 0;
+}
 
 PW_HIDDEN void JNICALL pw_on_native_method_bind(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
                                                 jmethodID method, void *address, void **new_address);

@@ -1,7 +1,7 @@
 #include "site_table.h"
 
 #include "methods.h"
-#include "native_entry.h"
+#include "frame_layout.h"
 #include "suppress.h"
 
 #include <dlfcn.h>
@@ -42,8 +42,8 @@ site_suppressed(const struct pw_method *method, uint32_t fn, void *ret)
 {
     Dl_info info;
     const char *library = NULL;
-    void *code = pw_is_native_return((uintptr_t)ret) && method != NULL ? method->orig : (char *)ret - 1;
-    if (code != NULL && dladdr(code, &info) != 0)
+    uintptr_t caller = pw_method_caller(method, (uintptr_t)ret, NULL);
+    if (caller != 0 && dladdr((void *)(caller - 1), &info) != 0)
         library = info.dli_fname;
     return pw_suppress_match(method != NULL ? pw_method_name(method) : NULL, library, fn);
 }

@@ -1,8 +1,6 @@
 #include "thread_state.h"
 #include "leak_table.h"
 #include "log.h"
-#include "methods.h"
-#include "trigger.h"
 
 #include <stdlib.h>
 
@@ -17,8 +15,10 @@ _Static_assert(offsetof(struct pw_frame, live) == PW_F_LIVE, "native_entry.S");
 _Static_assert(sizeof(struct pw_frame) == 1u << PW_FRAME_SHIFT, "native_entry.S");
 
 __thread struct pw_thread *pw_tls_self;
+uintptr_t pw_native_returns[2];
 
 static pthread_key_t exit_key;
+static void (*before_retire)(struct pw_thread *t);
 static pthread_rwlock_t registry_lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct pw_thread *registry;
 
@@ -42,8 +42,8 @@ thread_ended(void *arg)
 {
     struct pw_thread *t = arg;
     pw_tls_self = NULL;
-    if (pw_trigger_threshold_on)
-        pw_trigger_publish(t);
+    if (before_retire != NULL)
+        before_retire(t);
     pthread_rwlock_wrlock(&registry_lock);
     pw_pin_table_lock(&t->pins);
     pw_pin_table_visit(&t->pins, move_to_leaks, t);
@@ -61,8 +61,9 @@ thread_ended(void *arg)
 }
 
 bool
-pw_threads_init(void)
+pw_threads_init(void (*on_end)(struct pw_thread *t))
 {
+    before_retire = on_end;
     int rc = pthread_key_create(&exit_key, thread_ended);
     if (rc != 0) {
         pw_log_error("pthread_key_create failed (error %d)", rc);
@@ -128,71 +129,4 @@ pw_threads_any(const struct pw_thread *skip, bool (*fn)(struct pw_thread *t, voi
             found = fn(t, arg);
     pthread_rwlock_unlock(&registry_lock);
     return found;
-}
-
-#define NOTED_PER_RETURN 8
-
-struct returned {
-    struct pw_thread *thread;
-    uint32_t serial;
-    /* The sites this return leaks at that have no LEAK line yet. */
-    struct {
-        uint32_t site;
-        uint64_t pins, bytes;
-    } first[NOTED_PER_RETURN];
-    size_t nfirst;
-};
-
-static void
-note_first_leak(struct returned *r, const struct pw_pin_info *info)
-{
-    struct pw_site *site = pw_site_get(info->site);
-    if (atomic_load_explicit(&site->leak_noted, memory_order_relaxed))
-        return;
-    for (size_t i = 0; i < r->nfirst; i++) {
-        if (r->first[i].site == info->site) {
-            r->first[i].pins++;
-            r->first[i].bytes += info->size;
-            return;
-        }
-    }
-    if (r->nfirst < NOTED_PER_RETURN) {
-        r->first[r->nfirst].site = info->site;
-        r->first[r->nfirst].pins = 1;
-        r->first[r->nfirst].bytes = info->size;
-        r->nfirst++;
-    }
-}
-
-static bool
-leaked_by_invocation(uintptr_t key, const struct pw_pin_info *info, void *arg)
-{
-    struct returned *r = arg;
-    if (info->serial != r->serial)
-        return false;
-    if (!pw_leak_table_insert(key, info))
-        pw_count_add(&r->thread->counts.lost, 1);
-    pw_count_add(&pw_counts_of(&r->thread->counts, info->site)->leaked_at_return, 1);
-    note_first_leak(r, info);
-    return true;
-}
-
-void
-pw_invocation_returned(struct pw_thread *t, struct pw_frame *f)
-{
-    struct returned r = {.thread = t, .serial = f->serial};
-    /* The lock keeps a report or another thread's release out of the table
-     * while pins leave it; the owner's own hot path never waits on it. */
-    pw_pin_table_lock(&t->pins);
-    pw_pin_table_visit(&t->pins, leaked_by_invocation, &r);
-    pw_pin_table_unlock(&t->pins);
-    f->live = 0;
-    /* A leak is a step change worth seeing at once in the threshold count. */
-    if (pw_trigger_threshold_on)
-        pw_trigger_publish(t);
-    for (size_t i = 0; i < r.nfirst; i++) {
-        struct pw_site *site = pw_site_get(r.first[i].site);
-        if (!atomic_exchange(&site->leak_noted, true))
-            pw_trigger_leak_note(r.first[i].site, r.first[i].pins, r.first[i].bytes);
-    }
 }

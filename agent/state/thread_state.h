@@ -6,7 +6,7 @@
 #define PW_THREAD_STATE_H
 
 #include "pinwatch.h"
-#include "native_entry.h"
+#include "frame_layout.h"
 #include "pin_table.h"
 #include "site_table.h"
 
@@ -92,7 +92,9 @@ pw_thread_top(struct pw_thread *t)
     return d == 0 ? NULL : &t->frames[d - 1];
 }
 
-PW_HIDDEN bool pw_threads_init(void);
+/* on_end runs first on a thread that ends, before its books are retired
+ * (the tracking layer publishes its counts there). */
+PW_HIDDEN bool pw_threads_init(void (*on_end)(struct pw_thread *t));
 
 /* The registry of live threads.  Readers are the dump and the slow path of
  * a release that misses its own thread's table. */
@@ -103,9 +105,5 @@ PW_HIDDEN struct pw_thread *pw_threads_first(void);
 /* Calls fn for every live thread but skip, under the registry's read lock,
  * until fn returns true; returns whether one did. */
 PW_HIDDEN bool pw_threads_any(const struct pw_thread *skip, bool (*fn)(struct pw_thread *t, void *arg), void *arg);
-
-/* Called by native_entry.S when a native method returns while pins it took
- * are still in the thread's table: they become leaked. */
-PW_HIDDEN void pw_invocation_returned(struct pw_thread *t, struct pw_frame *f);
 
 #endif

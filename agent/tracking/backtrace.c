@@ -1,5 +1,5 @@
 #include "backtrace.h"
-#include "native_entry.h"
+#include "frame_layout.h"
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>

@@ -1,6 +1,6 @@
 #include "findings.h"
 #include "methods.h"
-#include "native_entry.h"
+#include "frame_layout.h"
 #include "site_table.h"
 #include "thread_state.h"
 
@@ -100,8 +100,9 @@ pw_finding(enum pw_finding_kind kind, uint32_t site, void *call, uint32_t detail
     if (pw_is_native_return((uintptr_t)call)) {
         struct pw_thread *t = pw_tls_self;
         struct pw_frame *f = t != NULL ? pw_thread_top(t) : NULL;
-        if (f != NULL && f->method != NULL && f->method->orig != NULL) {
-            call = (char *)f->method->orig + 1;
+        uintptr_t caller = pw_method_caller(f != NULL ? f->method : NULL, (uintptr_t)call, NULL);
+        if (caller != 0) {
+            call = (void *)caller;
             detail |= PW_FINDING_TAIL;
         }
     }

@@ -1,5 +1,5 @@
 #include "rebind.h"
-#include "jni_hooks.h"
+#include "jni_table.h"
 #include "jni_names.h"
 #include "log.h"
 #include "methods.h"

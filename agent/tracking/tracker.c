@@ -6,7 +6,7 @@
 #include "stack_table.h"
 #include "leak_table.h"
 #include "methods.h"
-#include "trigger.h"
+#include "requests.h"
 
 jvmtiEnv *pw_tracker_jvmti;
 bool pw_tracker_attached_late;
@@ -132,7 +132,7 @@ pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *pt
     if (f != NULL)
         f->live++;
     if (!suppressed)
-        pw_trigger_count(t, 1);
+        pw_requests_count(t, 1);
 }
 
 /* The invocation that took a pin no longer holds it. */
@@ -147,7 +147,7 @@ counted_release(struct pw_thread *t, uintptr_t key, const struct pw_pin_info *in
 {
     pw_count_add(&pw_counts_of(&t->counts, info->site)->released, 1);
     if (!info->suppressed)
-        pw_trigger_count(t, -1);
+        pw_requests_count(t, -1);
     struct pw_recent_release *r = &t->recent[t->recent_next++ % PW_RECENT_RELEASES];
     r->ptr = key;
     r->site = info->site;

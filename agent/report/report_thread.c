@@ -1,0 +1,115 @@
+#include "report_thread.h"
+#include "requests.h"
+#include "log.h"
+#include "methods.h"
+#include "frame_layout.h"
+#include "report.h"
+#include "site_table.h"
+#include "symbols.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+
+static const struct pw_options *options;
+
+static void
+write_notes(const struct pw_leak_note *batch, size_t n)
+{
+    struct pw_symbols *symbols = pw_symbols_open();
+    for (size_t i = 0; i < n; i++) {
+        const struct pw_site *site = pw_site_get(batch[i].site);
+        uintptr_t ret = pw_method_caller(site->method, (uintptr_t)site->ret, NULL);
+        struct pw_location where;
+        pw_symbols_lookup(symbols, ret, &where);
+        char at[512];
+        if (where.file != NULL) {
+            const char *base = strrchr(where.file, '/');
+            snprintf(at, sizeof(at), "%s:%d", base != NULL ? base + 1 : where.file, where.line);
+        } else if (where.symbol != NULL) {
+            snprintf(at, sizeof(at), "%s+0x%" PRIx64, where.symbol, where.offset);
+        } else {
+            snprintf(at, sizeof(at), "0x%" PRIxPTR, ret);
+        }
+        pw_log_info("LEAK %s returned holding %" PRIu64 " %s pin%s (%" PRIu64 " bytes) taken at %s%s",
+                    pw_method_name(site->method), batch[i].pins, pw_function_name(site->fn),
+                    batch[i].pins == 1 ? "" : "s", batch[i].bytes, at, site->suppressed ? " (suppressed)" : "");
+    }
+    pw_symbols_close(symbols);
+}
+
+static void
+deadline_after(struct timespec *ts, uint64_t ms)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+    ts->tv_sec += (time_t)(ms / 1000);
+    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+static bool
+passed(const struct timespec *ts)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return now.tv_sec > ts->tv_sec || (now.tv_sec == ts->tv_sec && now.tv_nsec >= ts->tv_nsec);
+}
+
+static void *
+report_thread(void *arg)
+{
+    (void)arg;
+    struct timespec next_interval;
+    uint64_t interval = options->interval_ms;
+    if (interval > 0)
+        deadline_after(&next_interval, interval);
+    /* Static: a queue of notes is too big for a thread's stack to spare. */
+    static struct pw_requests asked;
+    for (;;) {
+        pw_requests_wait(interval > 0 ? &next_interval : NULL, &asked);
+        if (asked.nnotes > 0)
+            write_notes(asked.notes, asked.nnotes);
+        if (asked.notes_dropped > 0)
+            pw_log_warn("%" PRIu64 " more first leaks came too fast to be noted; the reports count them",
+                        asked.notes_dropped);
+        if (asked.threshold)
+            pw_report_write("threshold", options, NULL);
+        if (interval > 0 && passed(&next_interval)) {
+            /* The next period starts now: a slow report does not cause a
+             * burst of catch-up reports. */
+            deadline_after(&next_interval, interval);
+            pw_report_write("interval", options, NULL);
+        }
+    }
+    return NULL;
+}
+
+bool
+pw_report_thread_start(const struct pw_options *opts)
+{
+    options = opts;
+    pthread_attr_t attr;
+    pthread_t thread;
+    sigset_t all, old;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    /* Signals are the JVM's: its handlers must not run on our thread. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&thread, &attr, report_thread, NULL);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        pw_log_error("cannot start the report thread (error %d): no threshold or interval reports, no LEAK lines",
+                     rc);
+        return false;
+    }
+    pthread_setname_np(thread, "pinwatch");
+    return true;
+}

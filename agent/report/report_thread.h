@@ -1,0 +1,13 @@
+/* The agent's own thread: it serves what application threads ask for
+ * (tracking/requests.h: threshold reports, LEAK lines) and writes the
+ * interval reports, so that no application thread formats or writes. */
+#ifndef PW_REPORT_THREAD_H
+#define PW_REPORT_THREAD_H
+
+#include "options.h"
+
+/* Starts the thread; reports use opts (kept by the caller).  False, with
+ * an error line, when it could not be started. */
+PW_HIDDEN bool pw_report_thread_start(const struct pw_options *opts);
+
+#endif

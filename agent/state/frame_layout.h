@@ -1,0 +1,42 @@
+/* The layout of the per-thread shadow stack, shared between the C
+ * structures (thread_state.h, methods.h, which check every offset with
+ * static_assert) and the assembler entries of the intercept layer that
+ * push and pop its frames. */
+#ifndef PW_FRAME_LAYOUT_H
+#define PW_FRAME_LAYOUT_H
+
+/* Deeper Java->native->Java->native nesting is not tracked frame by frame:
+ * pins taken there are charged to the deepest tracked method. */
+#define PW_MAX_DEPTH 127
+
+#define PW_T_DEPTH 0
+#define PW_T_SERIAL 4
+#define PW_T_TOO_DEEP 8
+#define PW_T_CRITICAL 12
+#define PW_T_FRAMES 64
+#define PW_F_METHOD 0
+#define PW_F_RET 8
+#define PW_F_SERIAL 16
+#define PW_F_LIVE 20
+/* A frame is 1 << PW_FRAME_SHIFT bytes: the entry indexes frames by shift. */
+#define PW_FRAME_SHIFT 5
+#define PW_M_ORIG 32
+
+#ifndef __ASSEMBLER__
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Where a tracked native method's own frame returns to: the exit stubs of
+ * the intercept layer, which registers them at start
+ * (pw_native_entry_init).  An unwinder stops there, and a call whose return
+ * address is one of them was the native method's tail call. */
+extern uintptr_t pw_native_returns[2] __attribute__((visibility("hidden")));
+
+static inline bool
+pw_is_native_return(uintptr_t ip)
+{
+    return ip != 0 && (ip == pw_native_returns[0] || ip == pw_native_returns[1]);
+}
+#endif
+
+#endif

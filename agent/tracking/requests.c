@@ -1,0 +1,91 @@
+#include "requests.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+bool pw_requests_threshold_on;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
+
+static _Atomic int64_t live_published;
+static _Atomic uint64_t next_threshold = UINT64_MAX;
+static struct pw_requests pending; /* guarded by lock */
+
+void
+pw_requests_init(uint64_t threshold)
+{
+    pw_requests_threshold_on = threshold > 0;
+    atomic_store(&next_threshold, threshold > 0 ? threshold : UINT64_MAX);
+    /* Deadlines are monotonic: a clock set back must not stall interval
+     * reports. */
+    pthread_condattr_t cattr;
+    pthread_condattr_init(&cattr);
+    pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
+    pthread_cond_init(&wake, &cattr);
+    pthread_condattr_destroy(&cattr);
+}
+
+void
+pw_requests_publish(struct pw_thread *t)
+{
+    int64_t delta = t->live_pending;
+    t->live_pending = 0;
+    if (delta == 0)
+        return;
+    int64_t live = atomic_fetch_add_explicit(&live_published, delta, memory_order_relaxed) + delta;
+    uint64_t next = atomic_load_explicit(&next_threshold, memory_order_relaxed);
+    if (live <= 0 || (uint64_t)live < next)
+        return;
+    /* One report per crossing: the thread that moves the mark on asks for
+     * it, and the mark goes past the count however far it jumped. */
+    uint64_t after = next;
+    while (after <= (uint64_t)live)
+        after *= 2;
+    if (!atomic_compare_exchange_strong(&next_threshold, &next, after))
+        return;
+    pthread_mutex_lock(&lock);
+    pending.threshold = true;
+    pthread_cond_signal(&wake);
+    pthread_mutex_unlock(&lock);
+}
+
+void
+pw_requests_leak_note(uint32_t site, uint64_t pins, uint64_t bytes)
+{
+    pthread_mutex_lock(&lock);
+    if (pending.nnotes < PW_LEAK_NOTES)
+        pending.notes[pending.nnotes++] = (struct pw_leak_note){.site = site, .pins = pins, .bytes = bytes};
+    else
+        pending.notes_dropped++;
+    pthread_cond_signal(&wake);
+    pthread_mutex_unlock(&lock);
+}
+
+static bool
+anything(void)
+{
+    return pending.nnotes > 0 || pending.notes_dropped > 0 || pending.threshold;
+}
+
+void
+pw_requests_wait(const struct timespec *deadline, struct pw_requests *out)
+{
+    pthread_mutex_lock(&lock);
+    int rc = 0;
+    while (!anything() && rc == 0) {
+        if (deadline != NULL)
+            rc = pthread_cond_timedwait(&wake, &lock, deadline);
+        else
+            pthread_cond_wait(&wake, &lock);
+    }
+    out->nnotes = pending.nnotes;
+    memcpy(out->notes, pending.notes, pending.nnotes * sizeof(pending.notes[0]));
+    out->notes_dropped = pending.notes_dropped;
+    out->threshold = pending.threshold;
+    pending.nnotes = 0;
+    pending.notes_dropped = 0;
+    pending.threshold = false;
+    pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,61 @@
+/* What application threads ask of the report thread (report_thread.c): a
+ * report when the live-pin count crosses the threshold, and a LEAK line
+ * for a site's first leak.  The counting happens here, on the application
+ * side; the report thread only waits for requests and serves them, so no
+ * application thread ever formats, symbolises or writes.
+ *
+ * The live-pin count behind threshold= is kept per thread and published to
+ * one shared counter in steps of PW_PUBLISH_STEP pins (and at every leaking
+ * return), so a balanced Get/Release pair never touches shared memory. */
+#ifndef PW_REQUESTS_H
+#define PW_REQUESTS_H
+
+#include "thread_state.h"
+
+#include <time.h>
+
+#define PW_PUBLISH_STEP 16
+
+/* threshold: live pins that ask for the first report (0: never). */
+PW_HIDDEN void pw_requests_init(uint64_t threshold);
+
+PW_HIDDEN extern bool pw_requests_threshold_on;
+
+/* Adds the thread's unpublished count to the shared one. */
+PW_HIDDEN void pw_requests_publish(struct pw_thread *t);
+
+/* delta: +1 for a pin taken, -1 for one released (suppressed ones excluded). */
+static inline void
+pw_requests_count(struct pw_thread *t, int delta)
+{
+    if (!pw_requests_threshold_on)
+        return;
+    t->live_pending += delta;
+    if (PW_UNLIKELY(t->live_pending >= PW_PUBLISH_STEP || t->live_pending <= -PW_PUBLISH_STEP))
+        pw_requests_publish(t);
+}
+
+/* The first leak at a site: queued for a LEAK line (symbolising is too
+ * heavy for the returning thread). */
+PW_HIDDEN void pw_requests_leak_note(uint32_t site, uint64_t pins, uint64_t bytes);
+
+#define PW_LEAK_NOTES 256
+
+struct pw_leak_note {
+    uint32_t site;
+    uint64_t pins, bytes;
+};
+
+/* What was asked for since the report thread last looked. */
+struct pw_requests {
+    struct pw_leak_note notes[PW_LEAK_NOTES];
+    size_t nnotes;
+    uint64_t notes_dropped; /* first leaks that found the queue full */
+    bool threshold;         /* the live count crossed the threshold */
+};
+
+/* The report thread: waits until something is asked for or deadline
+ * (CLOCK_MONOTONIC; NULL: none) passes, and takes what was asked. */
+PW_HIDDEN void pw_requests_wait(const struct timespec *deadline, struct pw_requests *out);
+
+#endif
