@@ -139,8 +139,12 @@ pw_late_frame_push(struct pw_thread *t, struct pw_method *m, void *ret)
             reached = true;
         if (!reached && i >= OWN_FRAMES_MAX)
             return false;
-        uintptr_t start;
-        if (unw_is_signal_frame(&c) != 0 || !has_unwind_info(&c, ip, i > 0, &start))
+        /* Our own frames are built with asynchronous unwind tables
+         * (agent/meson.build): asking libunwind to prove it again would
+         * cost a lookup with two signal-mask system calls per frame. */
+        uintptr_t start = 0;
+        bool own = !reached;
+        if (!own && (unw_is_signal_frame(&c) != 0 || !has_unwind_info(&c, ip, i > 0, &start)))
             return false;
         if (unw_step(&c) <= 0)
             return false;
@@ -149,7 +153,7 @@ pw_late_frame_push(struct pw_thread *t, struct pw_method *m, void *ret)
             return false;
         if (tail_call && caller_ip == (uintptr_t)ret) {
             /* The frame that returns to ret is the hook the Get entered. */
-            if (!in_pinwatch(start))
+            if (!in_pinwatch(ip))
                 return false;
             uintptr_t *slot = pw_return_slot_find(&c, sp, caller_ip, caller_sp);
             if (slot == NULL)
