@@ -36,12 +36,14 @@
  * interpreter calls through a register, the function called may have made
  * a tail call), so each invocation pays this walk at its first Get. */
 #include "late_frame.h"
+#include "log.h"
 #include "methods.h"
 #include "native_entry.h"
 #include "return_slot.h"
 
 #include <dlfcn.h>
 #include <link.h>
+#include <stdatomic.h>
 
 /* Our own frames (hook, tracker, this file) before the Get's caller: the
  * walk gives up if it has not met the Get's caller by then. */
@@ -119,9 +121,17 @@ push(struct pw_thread *t, struct pw_method *m, uintptr_t *slot, uintptr_t return
 bool
 pw_late_frame_push(struct pw_thread *t, struct pw_method *m, void *ret)
 {
+    static atomic_bool told;
     const char *why = NULL;
-    if (t->depth >= PW_MAX_DEPTH || !pw_return_slot_usable(&why))
+    if (t->depth >= PW_MAX_DEPTH)
         return false;
+    if (!pw_return_slot_usable(&why)) {
+        if (!atomic_load_explicit(&told, memory_order_relaxed) && !atomic_exchange(&told, true))
+            pw_log_warn("methods bound before the attach by RegisterNatives are not told apart by "
+                        "invocation (their pins stay held): %s",
+                        why);
+        return false;
+    }
     /* A Get made as the native function's tail call returns straight to
      * the JVM: the JNI function's own frame (our hook) is then where the
      * invocation returns, at the same moment the Get does. */
