@@ -759,6 +759,107 @@ def case_late_attach(ctx):
                    dump['reason'], name, wrong)
 
 
+# PreBound: rows after the attach (method, function, signature, count, bytes
+# per pin).  leak is called often enough for a compiled native wrapper;
+# leakTail's Get is the function's tail call when the compiler makes it so.
+PREBOUND_LEAKS = (('leak', 'GetLongArrayElements', '([J)V', 1009, 263 * 8),
+                  ('leakTail', 'GetFloatArrayElements', '([F)V', 17, 281 * 4),
+                  # nestOuter's C calls Java that calls nestInner: each is its own row.
+                  ('nestOuter', 'GetByteArrayElements', '([B)V', 7, 283),
+                  ('nestInner', 'GetDoubleArrayElements', '([D)V', 7, 293 * 8))
+# In progress at the jcmd dump: holdEarly began before the attach (its 5
+# earlier pins are not seen), holdLate after it.  One C function for both.
+PREBOUND_HELD = (('holdEarly', 9, 271 * 2), ('holdLate', 11, 277 * 2))
+PREBOUND_LEAKED = sum(n for _, _, _, n, _ in PREBOUND_LEAKS) + sum(n for _, n, _ in PREBOUND_HELD)
+
+
+def _late_prebound(ctx, attach):
+    """PreBound, attached by attach(session, report): exact leaked and held
+    counts at a jcmd dump and at exit, LEAK lines, exitcode."""
+    report = ctx.report_path('prebound.jsonl')
+    argv = ctx.java_argv('PreBound', with_agent=False, jvm_args=ATTACH_FLAGS)
+    with Session(ctx, argv) as s:
+        s.run.report_path = report
+        s.wait_for(r'^READY (\d+)$')
+        attach(s, report)
+        s.send('attached')
+        s.wait_for(r'^HOLDING$')
+        s.jcmd('JVMTI.data_dump')
+        _wait_for_dump(report, 'jcmd', 'jcmd JVMTI.data_dump while two invocations hold pins')
+        s.send('go')
+        rc = s.finish()
+    stderr = s.stderr_text()
+    expect(rc == 3, 'JVM exit status: expected 3 (exitcode=3, pins leaked), got %s', rc)
+    # Under the checkjni setup: no call of ours inside sumCritical's regions.
+    for text in (stderr, s.stdout_text()):
+        expect('in the scope of Get/ReleasePrimitiveArrayCritical' not in text,
+               'a JNI call was made inside a critical region:\n%s', tail(text, 20))
+    expect('DONE' in s.stdout_text(), 'fixture did not print DONE')
+    dumps, last = load_report(report, extended=True)
+    expect([d['reason'] for d in dumps] == ['jcmd', 'exit'], 'expected reasons [jcmd, exit], got %s',
+           [d['reason'] for d in dumps])
+    for dump in dumps:
+        at_exit = dump is last
+        for name, function, sig, n, size in PREBOUND_LEAKS:
+            expect_row(dump, 'PreBound.' + name, function, sig, acquired=n, released=0, live=n,
+                       leaked=n, held=0, live_bytes=n * size)
+        for name, n, size in PREBOUND_HELD:
+            expect_row(dump, 'PreBound.' + name, 'GetShortArrayElements', '([SIII)V', acquired=n,
+                       released=0, live=n, leaked=n if at_exit else 0, held=0 if at_exit else n,
+                       live_bytes=n * size)
+        expect_row(dump, 'PreBound.balanced', 'GetIntArrayElements', '([I)V', acquired=43,
+                   released=43, live=0, leaked=0, held=0)
+        expect_row(dump, 'PreBound.sumCritical', 'GetPrimitiveArrayCritical', '([I[I)J',
+                   acquired=26, released=26, live=0, leaked=0, held=0)
+        others = [row_name(r) for r in rows_of(dump, 'pinwatch.fixtures.PreBound.nestOuter')
+                  if r['function'] != 'GetByteArrayElements']
+        expect(not others, 'dump reason=%s: nestInner\'s pins charged to nestOuter: %s',
+               dump['reason'], others)
+    lines = _exit_status_lines(s.run)
+    expect([EXIT_STATUS_LINE.match(l).groups() if EXIT_STATUS_LINE.match(l) else l for l in lines]
+           == [('3', str(PREBOUND_LEAKED))],
+           'expected one line "[pinwatch] exit status 3: %d leaked pins", got %s',
+           PREBOUND_LEAKED, lines)
+    leaks = {}
+    for line in stderr.splitlines():
+        # A tail call's site is an address in the JVM's code: no file:line.
+        m = re.match(r'^\[pinwatch\] LEAK (\S+) returned holding (\d+) (\w+) pins? ', line)
+        if m:
+            leaks[m.group(1)] = (int(m.group(2)), m.group(3))
+    want = {'pinwatch.fixtures.PreBound.leak': (1, 'GetLongArrayElements'),
+            'pinwatch.fixtures.PreBound.leakTail': (1, 'GetFloatArrayElements'),
+            'pinwatch.fixtures.PreBound.nestOuter': (1, 'GetByteArrayElements'),
+            'pinwatch.fixtures.PreBound.nestInner': (1, 'GetDoubleArrayElements'),
+            'pinwatch.fixtures.PreBound.holdEarly': (9, 'GetShortArrayElements'),
+            'pinwatch.fixtures.PreBound.holdLate': (11, 'GetShortArrayElements')}
+    got = {k: v for k, v in leaks.items() if k.startswith('pinwatch.fixtures.PreBound.')}
+    expect(got == want, 'LEAK lines of PreBound: expected %s, got %s', want, got)
+
+
+def case_late_prebound(ctx):
+    def attach(s, report):
+        opts = 'file=%s,format=json,exitcode=3' % report
+        _expect_loaded(*_agent_load(s, ctx, opts), opts)
+    _late_prebound(ctx, attach)
+
+
+def case_late_prebound_cli(ctx):
+    expect(ctx.pinwatch and os.path.exists(ctx.pinwatch), 'pinwatch command not built (--pinwatch): %s',
+           ctx.pinwatch)
+
+    def attach(s, report):
+        argv = [ctx.pinwatch, 'attach', str(s.pid), '--agent', ctx.agent, '--format', 'json',
+                '--file', report, '--exitcode', '3']
+        done = subprocess.run(argv, env=ctx.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, timeout=60, universal_newlines=True,
+                              errors='replace')
+        s.run.extra += '$ %s\n(exit status %d)\n%s\n' % (' '.join(argv), done.returncode,
+                                                          done.stdout.rstrip())
+        expect(done.returncode == 0, 'pinwatch attach exited %d:\n%s', done.returncode,
+               tail(done.stdout))
+    _late_prebound(ctx, attach)
+
+
 def _expect_stderr_untouched(run):
     """No report and no pinwatch line but errors on the JVM's stderr."""
     bad = [l for l in run.stderr.splitlines()
@@ -1302,6 +1403,8 @@ CASES = {
     'interval': case_interval,
     'exitcode': case_exitcode,
     'late-attach': case_late_attach,
+    'late-prebound': case_late_prebound,
+    'late-prebound-cli': case_late_prebound_cli,
     'attach-bad-options': case_attach_bad_options,
     'suppress': case_suppress,
     'options-soak': case_options_soak,
@@ -1324,12 +1427,14 @@ def main():
     parser.add_argument('--fixture-src', required=True)
     parser.add_argument('--other-lib', help='libpwother.so (the suppress case)')
     parser.add_argument('--diag-src', help='pwdiag.c (findings, stacks, ... cases)')
+    parser.add_argument('--pinwatch', help='the pinwatch command (late-prebound-cli)')
     args = parser.parse_args()
 
     ctx = Context(args.case, args.jdk_name, args.jdk_home, os.path.abspath(args.agent),
                   os.path.abspath(args.jar), os.path.abspath(args.fixture_lib),
                   os.path.abspath(args.fixture_src))
     ctx.other_lib = os.path.abspath(args.other_lib) if args.other_lib else None
+    ctx.pinwatch = os.path.abspath(args.pinwatch) if args.pinwatch else None
     ctx.diag_src = (os.path.abspath(args.diag_src) if args.diag_src else
                     os.path.join(os.path.dirname(ctx.fixture_src), 'pwdiag.c'))
     try:

@@ -29,7 +29,9 @@
 /* Where a tracked native method's own frame returns to: the exit stubs of
  * the intercept layer, which registers them at start
  * (pw_native_entry_init).  An unwinder stops there, and a call whose return
- * address is one of them was the native method's tail call. */
+ * address is one of them was the native method's tail call.  [0] is the
+ * exit a swapped return address leads to (pw_native_exit): it pops the top
+ * shadow frame and returns to the frame's saved address. */
 extern uintptr_t pw_native_returns[2] __attribute__((visibility("hidden")));
 
 static inline bool

@@ -63,6 +63,13 @@ struct pw_thread {
         jsize length;
         jarray array;    /* an argument handle of that invocation */
     } length_cache;
+    /* After a late attach: the last native method the JVM named for this
+     * thread (GetFrameLocation), so that the record is found again without
+     * the methods' lock, and named without the JVM inside a critical
+     * region, where the innermost Java frame cannot have changed. */
+    jmethodID late_id;
+    struct pw_method *late_method;
+    const struct pw_method *late_last; /* the last answer, whatever it was */
 
     /* Registry links, guarded by the registry lock. */
     struct pw_thread *next;

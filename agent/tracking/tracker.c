@@ -3,6 +3,7 @@
 #include "clock.h"
 #include "findings.h"
 #include "java_stack.h"
+#include "late_frame.h"
 #include "stack_table.h"
 #include "leak_table.h"
 #include "methods.h"
@@ -14,28 +15,70 @@ int pw_tracker_stack_depth = 16;
 int pw_tracker_java_depth = 8;
 bool pw_tracker_checked_jni;
 
+/* The native method the JVM says this thread is in (its innermost Java
+ * frame), or NULL when that frame is no native method's. */
+static struct pw_method *
+innermost_native(struct pw_thread *t)
+{
+    jvmtiEnv *jvmti = pw_tracker_jvmti;
+    jmethodID id = NULL;
+    jlocation loc;
+    jboolean native = JNI_FALSE;
+    if ((*jvmti)->GetFrameLocation(jvmti, NULL, 0, &id, &loc) != JVMTI_ERROR_NONE || id == NULL)
+        return NULL;
+    if (id == t->late_id)
+        return t->late_method;
+    if ((*jvmti)->IsMethodNative(jvmti, id, &native) != JVMTI_ERROR_NONE || !native)
+        return NULL;
+    struct pw_method *m = pw_method_unbound(jvmti, id);
+    if (m != NULL) {
+        t->late_id = id;
+        t->late_method = m;
+    }
+    return m;
+}
+
 /* Without a frame of ours the thread is either natively attached or, after
  * a late attach, inside a method bound before pinwatch came: the JVM knows
- * which (a JVMTI call, the slow path the thunks exist to avoid). */
+ * which (a JVMTI call, the slow path the thunks exist to avoid), and the
+ * invocation then gets its shadow frame lazily (late_frame.c), so that
+ * only its first Get pays. */
 static const struct pw_method *
 method_without_frame(JNIEnv *env, struct pw_thread *t, void *ret)
 {
     if (!pw_tracker_attached_late || pw_tracker_jvmti == NULL)
         return &pw_method_native_thread;
-    jmethodID id = NULL;
-    jlocation loc;
-    jboolean native = JNI_FALSE;
-    jvmtiEnv *jvmti = pw_tracker_jvmti;
-    if ((*jvmti)->GetFrameLocation(jvmti, NULL, 0, &id, &loc) != JVMTI_ERROR_NONE || id == NULL ||
-        (*jvmti)->IsMethodNative(jvmti, id, &native) != JVMTI_ERROR_NONE || !native)
-        return &pw_method_native_thread;
-    struct pw_method *m = pw_method_unbound(jvmti, id);
+    /* No JVMTI call inside a critical region.  None is needed: no JNI call
+     * may be made there, so no Java frame came or went since the Get that
+     * opened it, which asked the JVM. */
+    if (t->critical != 0)
+        return t->late_last != NULL ? t->late_last : &pw_method_native_thread;
+    struct pw_method *m = innermost_native(t);
+    t->late_last = m != NULL ? m : &pw_method_native_thread;
     if (m == NULL)
         return &pw_method_native_thread;
-    /* Once per method, and never inside a critical region (a JNI call). */
-    if (t->critical == 0 && !atomic_exchange(&m->rebind_tried, true))
-        pw_method_rebind(jvmti, env, m, ret);
+    if (!atomic_load_explicit(&m->rebind_tried, memory_order_relaxed) && !atomic_exchange(&m->rebind_tried, true))
+        pw_method_rebind(pw_tracker_jvmti, env, m, ret);
+    pw_late_frame_push(t, m, ret);
     return m;
+}
+
+/* A frame pushed lazily (a method record without a thunk) need not be the
+ * innermost native invocation any more: its method may have called Java
+ * that called another method bound before the attach, which has no frame
+ * yet.  The JVM says, once per Get of such an invocation (thunked ones,
+ * the hot path, are never asked about).  Inside a critical region the
+ * innermost Java frame cannot have changed since the region opened. */
+static bool
+not_innermost(const struct pw_thread *t, const struct pw_frame *f)
+{
+    if (PW_LIKELY(!pw_tracker_attached_late) || PW_LIKELY(f->method->orig != NULL) || t->critical != 0)
+        return false;
+    jvmtiEnv *jvmti = pw_tracker_jvmti;
+    jmethodID id = NULL;
+    jlocation loc;
+    return (*jvmti)->GetFrameLocation(jvmti, NULL, 0, &id, &loc) == JVMTI_ERROR_NONE && id != NULL &&
+           id != f->method->id;
 }
 
 /* Adds the stack of this Get to its site unless the site knows it. */
@@ -84,7 +127,13 @@ uint32_t
 pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
 {
     struct pw_frame *f = pw_thread_top(t);
-    const struct pw_method *m = f != NULL ? f->method : method_without_frame(env, t, ret);
+    const struct pw_method *m;
+    if (PW_LIKELY(f != NULL) && PW_LIKELY(!not_innermost(t, f))) {
+        m = f->method;
+    } else {
+        m = method_without_frame(env, t, ret);
+        f = pw_thread_top(t);
+    }
     uintptr_t h = ((uintptr_t)ret ^ ((uintptr_t)m >> 4) ^ fn) * 0x9E3779B97F4A7C15ull;
     struct pw_site_cache_entry *e = &t->site_cache[h >> (64 - 6)];
     /* Native frames can be walked safely up to the method's entry (a
