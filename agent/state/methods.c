@@ -33,8 +33,6 @@ static bool thunks_disabled;
 static struct pw_method **by_binding;
 static size_t by_binding_cap, by_binding_count;
 
-static jvmtiEnv *naming_jvmti;
-
 /* The intercept layer's entries (pw_methods_set_entries): a thunk jumps to
  * one of them.  Until they are set no thunk is made. */
 static void *entry_jump, *entry_call;
@@ -44,13 +42,6 @@ pw_methods_set_entries(void *jump, void *call)
 {
     entry_jump = jump;
     entry_call = call;
-}
-
-bool
-pw_methods_init(jvmtiEnv *jvmti)
-{
-    naming_jvmti = jvmti;
-    return true;
 }
 
 static size_t

@@ -25,7 +25,7 @@ static _Atomic uint32_t index_[INDEX_SIZE];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint64_t double_releases, dropped;
 
-uint64_t pw_findings_critical_ms = 10;
+uint64_t pw_findings_critical_ms; /* set by start() from options.critical_ms */
 
 static const char *const kind_names[PW_FINDING_KINDS] = {
     [PW_FINDING_DOUBLE_RELEASE] = "double_release",

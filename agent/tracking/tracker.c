@@ -10,8 +10,8 @@
 
 jvmtiEnv *pw_tracker_jvmti;
 bool pw_tracker_attached_late;
-int pw_tracker_stack_depth = 16;
-int pw_tracker_java_depth = 8;
+int pw_tracker_stack_depth; /* set by start() from options.stack, before any Get */
+int pw_tracker_java_depth;
 bool pw_tracker_checked_jni;
 
 /* Without a frame of ours the thread is either natively attached or, after
