@@ -44,11 +44,15 @@ pw_methods_set_entries(void *jump, void *call)
     entry_call = call;
 }
 
+#define BINDING_HASH_SHIFT 20
+
 static size_t
 binding_slot(jmethodID id, void *orig, size_t cap)
 {
-    uint64_t h = (uint64_t)(uintptr_t)id * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)orig * 0xC2B2AE3D27D4EB4Full;
-    return (size_t)(h >> 20) & (cap - 1);
+    uint64_t h = (uint64_t)(uintptr_t)id * PW_HASH_GOLDEN ^ (uint64_t)(uintptr_t)orig * PW_HASH_MIX2;
+    /* Above the low bits, which a product takes from the inputs' low
+     * (aligned, mostly zero) bits alone. */
+    return (size_t)(h >> BINDING_HASH_SHIFT) & (cap - 1);
 }
 
 static struct pw_method *

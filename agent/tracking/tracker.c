@@ -85,8 +85,8 @@ pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
 {
     struct pw_frame *f = pw_thread_top(t);
     const struct pw_method *m = f != NULL ? f->method : method_without_frame(env, t, ret);
-    uintptr_t h = ((uintptr_t)ret ^ ((uintptr_t)m >> 4) ^ fn) * 0x9E3779B97F4A7C15ull;
-    struct pw_site_cache_entry *e = &t->site_cache[h >> (64 - 6)];
+    uintptr_t h = ((uintptr_t)ret ^ ((uintptr_t)m >> 4) ^ fn) * PW_HASH_GOLDEN;
+    struct pw_site_cache_entry *e = &t->site_cache[PW_HASH_TOP(h, PW_SITE_CACHE_BITS)];
     /* Native frames can be walked safely up to the method's entry (a
      * thunked method) or to the thread's start (a native thread). */
     bool bounded = f != NULL || m == &pw_method_native_thread;
