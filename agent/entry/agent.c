@@ -39,6 +39,9 @@ apply_exit_status(void)
         _exit(exit_status_override);
 }
 
+/* SetJNIFunctionTable is a start-phase function (src/hotspot/share/prims/
+ * jvmti.xml, <function id="SetJNIFunctionTable" phase="start">): called from
+ * Agent_OnLoad, in the OnLoad phase, it returns JVMTI_ERROR_WRONG_PHASE. */
 static void JNICALL
 on_vm_start(jvmtiEnv *env, JNIEnv *jni)
 {
@@ -67,8 +70,10 @@ on_vm_death(jvmtiEnv *env, JNIEnv *jni)
     }
 }
 
-/* jcmd <pid> JVMTI.data_dump (Attach Listener thread) or SIGQUIT (Signal
- * Dispatcher thread). */
+/* jcmd <pid> JVMTI.data_dump (Attach Listener thread: src/hotspot/share/
+ * services/diagnosticCommand.cpp JVMTIDataDumpDCmd::execute posts it on the
+ * thread running the command) or SIGQUIT (Signal Dispatcher thread: runtime/
+ * os.cpp signal_thread_entry posts it after the thread dump).  No JNIEnv. */
 static void JNICALL
 on_data_dump(jvmtiEnv *env)
 {
@@ -216,6 +221,10 @@ start(JavaVM *vm, const char *text, bool attached)
     }
     if (attached && !pw_jni_hooks_install(env))
         goto failed;
+    /* Methods bound before we came get no NativeMethodBind: HotSpot posts it
+     * only from Method::set_native_function (src/hotspot/share/oops/
+     * method.cpp), when a method is bound, and GenerateEvents cannot replay
+     * it (jvmti.xml: CompiledMethodLoad and DynamicCodeGenerated only). */
     if (attached) {
         JNIEnv *jni = NULL;
         if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) == JNI_OK)

@@ -15,7 +15,10 @@ class_name(jvmtiEnv *jvmti, JNIEnv *env, jmethodID method, const char *name)
         return NULL;
     jvmtiError err = (*jvmti)->GetClassSignature(jvmti, klass, &sig, NULL);
     /* The reference lives in the native method's own local frame: give it
-     * back rather than grow that frame on the application's behalf. */
+     * back rather than grow that frame on the application's behalf, which
+     * -Xcheck:jni would report as the application's ("WARNING: JNI local
+     * refs: N, exceeds capacity: M", src/hotspot/share/prims/jniCheck.cpp
+     * functionExit). */
     if (env != NULL)
         pw_jni_real()->DeleteLocalRef(env, klass);
     if (err != JVMTI_ERROR_NONE)

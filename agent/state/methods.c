@@ -363,9 +363,11 @@ pw_method_bind_to_thunk(jvmtiEnv *jvmti, JNIEnv *env, struct pw_method *m, jclas
     const char *name = atomic_load(&m->name), *sig = atomic_load(&m->signature);
     if (name == NULL || sig == NULL)
         return false;
-    /* The JVM ignores a binding to the function it already has, so the
-     * method is bound straight to a thunk made for that function; the bind
-     * event then sees one of our own thunks and lets it be. */
+    /* The JVM ignores a binding to the function it already has (src/hotspot/
+     * share/oops/method.cpp Method::set_native_function returns before the
+     * event when the address is unchanged), so the method is bound straight
+     * to a thunk made for that function; the bind event then sees one of our
+     * own thunks and lets it be. */
     pthread_mutex_lock(&bind_lock);
     struct pw_method *bound = thunk_for(m->id, f, sig);
     if (bound != NULL) {
