@@ -31,8 +31,8 @@ set_format(struct pw_options *opts, const char *value, size_t len)
 
 /* A decimal integer in [0, max] made of digits only: no sign, no spaces,
  * no suffix, so "10k" or "-1" are refused rather than half-read. */
-static bool
-parse_uint(const char *value, size_t len, uint64_t max, uint64_t *out)
+bool
+pw_parse_decimal(const char *value, size_t len, uint64_t max, uint64_t *out)
 {
     if (len == 0 || len > 20)
         return false;
@@ -52,7 +52,7 @@ parse_uint(const char *value, size_t len, uint64_t max, uint64_t *out)
 static bool
 set_threshold(struct pw_options *opts, const char *value, size_t len)
 {
-    return parse_uint(value, len, UINT64_C(1) << 40, &opts->threshold);
+    return pw_parse_decimal(value, len, UINT64_C(1) << 40, &opts->threshold);
 }
 
 /* Seconds with up to three decimals ("0.25"); at most a week. */
@@ -62,11 +62,11 @@ set_interval(struct pw_options *opts, const char *value, size_t len)
     const char *dot = memchr(value, '.', len);
     size_t ilen = dot != NULL ? (size_t)(dot - value) : len;
     uint64_t secs = 0, frac = 0;
-    if (ilen > 0 && !parse_uint(value, ilen, 7 * 24 * 3600, &secs))
+    if (ilen > 0 && !pw_parse_decimal(value, ilen, 7 * 24 * 3600, &secs))
         return false;
     if (dot != NULL) {
         size_t flen = len - ilen - 1;
-        if (flen == 0 || flen > 3 || !parse_uint(dot + 1, flen, 999, &frac))
+        if (flen == 0 || flen > 3 || !pw_parse_decimal(dot + 1, flen, 999, &frac))
             return false;
         for (size_t i = flen; i < 3; i++)
             frac *= 10;
@@ -83,7 +83,7 @@ static bool
 set_exitcode(struct pw_options *opts, const char *value, size_t len)
 {
     uint64_t n;
-    if (!parse_uint(value, len, 255, &n) || n == 0)
+    if (!pw_parse_decimal(value, len, 255, &n) || n == 0)
         return false;
     opts->exitcode = (int)n;
     return true;
@@ -93,7 +93,7 @@ static bool
 set_stack(struct pw_options *opts, const char *value, size_t len)
 {
     uint64_t n;
-    if (!parse_uint(value, len, 64, &n))
+    if (!pw_parse_decimal(value, len, 64, &n))
         return false;
     opts->stack = (int)n;
     return true;
@@ -103,7 +103,7 @@ static bool
 set_javastack(struct pw_options *opts, const char *value, size_t len)
 {
     uint64_t n;
-    if (!parse_uint(value, len, 64, &n))
+    if (!pw_parse_decimal(value, len, 64, &n))
         return false;
     opts->javastack = (int)n;
     return true;
@@ -112,7 +112,7 @@ set_javastack(struct pw_options *opts, const char *value, size_t len)
 static bool
 set_critical_ms(struct pw_options *opts, const char *value, size_t len)
 {
-    return parse_uint(value, len, UINT64_C(1) << 32, &opts->critical_ms);
+    return pw_parse_decimal(value, len, UINT64_C(1) << 32, &opts->critical_ms);
 }
 
 static bool

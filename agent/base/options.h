@@ -65,6 +65,10 @@ PW_HIDDEN const char *pw_options_given_outside(const struct pw_options *opts, co
  * err when text is not a valid option string.  opts is then unspecified. */
 PW_HIDDEN bool pw_options_parse(const char *text, struct pw_options *opts, char *err, size_t errlen);
 
+/* value[0..len) as a decimal integer of digits only, at most max (every
+ * number of the option string is read so; the pinwatch command too). */
+PW_HIDDEN bool pw_parse_decimal(const char *value, size_t len, uint64_t max, uint64_t *out);
+
 /* Every option, its values and its default, one per line. */
 PW_HIDDEN void pw_options_print_help(FILE *out);
 

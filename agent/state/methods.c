@@ -186,26 +186,6 @@ write_thunk(struct pw_method *m, bool call_mode)
     memcpy(p, &entry, 8);
 }
 
-/* "Lpkg/Outer$Inner;" + "name" -> "pkg.Outer$Inner.name" */
-static char *
-java_name(const char *class_sig, const char *name)
-{
-    size_t clen = strlen(class_sig);
-    if (clen >= 2 && class_sig[0] == 'L' && class_sig[clen - 1] == ';') {
-        class_sig++;
-        clen -= 2;
-    }
-    size_t nlen = strlen(name);
-    char *out = malloc(clen + 1 + nlen + 1);
-    if (out == NULL)
-        return NULL;
-    for (size_t i = 0; i < clen; i++)
-        out[i] = class_sig[i] == '/' ? '.' : class_sig[i];
-    out[clen] = '.';
-    memcpy(out + clen + 1, name, nlen + 1);
-    return out;
-}
-
 /* Asks the JVM for the method's names; leaves them unset when it cannot
  * answer yet (primordial phase) or any more (class unloaded). */
 static void
@@ -219,7 +199,7 @@ name_method(jvmtiEnv *jvmti, struct pw_method *m)
         return;
     if ((*jvmti)->GetMethodDeclaringClass(jvmti, m->id, &klass) == JVMTI_ERROR_NONE &&
         (*jvmti)->GetClassSignature(jvmti, klass, &class_sig, NULL) == JVMTI_ERROR_NONE) {
-        char *full = java_name(class_sig, name);
+        char *full = pw_java_method_name(class_sig, name);
         char *signature = strdup(sig);
         if (full != NULL && signature != NULL) {
             atomic_store(&m->signature, signature);
