@@ -259,3 +259,11 @@ pw_agent_args_help(FILE *out)
           "                      pinwatch, or ../libpinwatch.so next to an uninstalled build)\n",
           out);
 }
+
+void
+pw_agent_args_usage(FILE *out, const char *head, const char *tail)
+{
+    fputs(head, out);
+    pw_agent_args_help(out);
+    fputs(tail, out);
+}

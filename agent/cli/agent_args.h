@@ -41,6 +41,9 @@ void pw_agent_args_free(struct pw_agent_args *a);
 /* "  --KEY VALUES   help (default: D)" for each row, wrapped to 79 columns. */
 void pw_agent_args_help(FILE *out);
 
+/* A command's usage: head, the agent options, tail. */
+void pw_agent_args_usage(FILE *out, const char *head, const char *tail);
+
 /* The help of one row (for a command that takes a few of them); false when
  * the agent has no such row. */
 bool pw_agent_args_help_row(FILE *out, const char *key);

@@ -4,6 +4,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -33,6 +34,16 @@ pw_parse_pid(const char *cmd, const char *s, pid_t *out)
     }
     *out = (pid_t)v;
     return true;
+}
+
+int
+pw_pid_operand(const char *cmd, int argc, char **argv, pid_t *pid)
+{
+    if (optind >= argc)
+        return pw_usage_error(cmd, "%s", "missing PID");
+    if (optind + 1 < argc)
+        return pw_usage_error(cmd, "unexpected argument '%s'", argv[optind + 1]);
+    return pw_parse_pid(cmd, argv[optind], pid) ? -1 : PW_EXIT_USAGE;
 }
 
 bool

@@ -43,9 +43,7 @@ static const char usage_tail[] =
 void
 pw_usage_attach(FILE *out)
 {
-    fputs(usage_head, out);
-    pw_agent_args_help(out);
-    fputs(usage_tail, out);
+    pw_agent_args_usage(out, usage_head, usage_tail);
 }
 
 int
@@ -55,13 +53,9 @@ pw_cmd_attach(int argc, char **argv)
     int rc = pw_agent_args_parse("attach", argc, argv, ":h", true, pw_usage_attach, &a);
     if (rc >= 0)
         return rc;
-    if (optind >= argc)
-        return pw_usage_error("attach", "%s", "missing PID");
-    if (optind + 1 < argc)
-        return pw_usage_error("attach", "unexpected argument '%s'", argv[optind + 1]);
     pid_t pid;
-    if (!pw_parse_pid("attach", argv[optind], &pid))
-        return PW_EXIT_USAGE;
+    if ((rc = pw_pid_operand("attach", argc, argv, &pid)) >= 0)
+        return rc;
     struct pw_target t;
     if (!pw_target_open(pid, &t))
         return PW_EXIT_FAIL;

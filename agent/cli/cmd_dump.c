@@ -87,10 +87,10 @@ pw_cmd_dump(int argc, char **argv)
         default: return pw_usage_error("dump", "unknown option '%s'", argv[optind - 1]);
         }
     }
-    if (optind >= argc)
-        return pw_usage_error("dump", "%s", "missing PID");
-    if (optind + 1 < argc)
-        return pw_usage_error("dump", "unexpected argument '%s'", argv[optind + 1]);
+    pid_t pid;
+    int arg_rc = pw_pid_operand("dump", argc, argv, &pid);
+    if (arg_rc >= 0)
+        return arg_rc;
     if (file != NULL && (file[0] == '\0' || strchr(file, ',') != NULL))
         return pw_usage_error("dump", "--file needs a path without commas, not '%s'", file);
     if (strchr(format, ',') != NULL)
@@ -102,9 +102,6 @@ pw_cmd_dump(int argc, char **argv)
     bool valid = pw_agent_args_check("dump", check.data, NULL);
     pw_buf_free(&check);
     if (!valid)
-        return PW_EXIT_USAGE;
-    pid_t pid;
-    if (!pw_parse_pid("dump", argv[optind], &pid))
         return PW_EXIT_USAGE;
 
     struct pw_target t;

@@ -30,9 +30,7 @@ static const char usage_tail[] =
 void
 pw_usage_run(FILE *out)
 {
-    fputs(usage_head, out);
-    pw_agent_args_help(out);
-    fputs(usage_tail, out);
+    pw_agent_args_usage(out, usage_head, usage_tail);
 }
 
 static volatile pid_t run_child;

@@ -31,6 +31,9 @@ int pw_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(
 
 /* False after a usage error. */
 bool pw_parse_pid(const char *cmd, const char *s, pid_t *out);
+/* The one operand of attach and dump, argv[optind]: -1 with *pid set, or
+ * PW_EXIT_USAGE after a usage error. */
+int pw_pid_operand(const char *cmd, int argc, char **argv, pid_t *pid);
 bool pw_parse_timeout(const char *cmd, const char *s, int *ms);
 
 /* The agent library: given (made absolute) or the one next to this program.

@@ -9,20 +9,10 @@
 #include <pthread.h>
 #include <string.h>
 
-/* Distinct 16-byte aligned addresses in no arithmetic order: consecutive
- * ones would hash without a single collision (Fibonacci hashing spreads a
- * progression evenly) and leave probing and deletion untested.  fmix32, a
- * bijection, scrambles i. */
 static uintptr_t
 key_of(uint32_t i)
 {
-    uint32_t h = i;
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return (uintptr_t)0x7f0000000000ull + ((uintptr_t)h << 4);
+    return unit_key((uintptr_t)0x7f0000000000ull, i);
 }
 
 static struct pw_pin_info
