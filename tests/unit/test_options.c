@@ -15,8 +15,50 @@ parse(const char *text)
     return o;
 }
 
+/* README.md's option table says the same defaults as the agent's table,
+ * and has a row for every key: the documentation is not a second source. */
+static void
+check_readme(const char *path, const struct pw_option_spec *specs, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL, "cannot open %s", path);
+    static char text[1 << 20];
+    size_t len = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        char start[80];
+        snprintf(start, sizeof(start), "\n| `%s", specs[i].key);
+        const char *row = text;
+        while ((row = strstr(row, start)) != NULL) {
+            char next = row[strlen(start)];
+            if (next == '=' || next == '`')
+                break;
+            row++;
+        }
+        CHECK(row != NULL, "README.md has no row for option '%s'", specs[i].key);
+        const char *cell = strstr(row, "` | ");
+        CHECK(cell != NULL, "README.md row of '%s' has no default cell", specs[i].key);
+        cell += 4;
+        size_t dlen = strcspn(cell, " |");
+        CHECK(dlen == strlen(specs[i].fallback) && memcmp(cell, specs[i].fallback, dlen) == 0,
+              "README.md gives '%s' the default '%.*s', the agent '%s'", specs[i].key, (int)dlen, cell,
+              specs[i].fallback);
+        if (strcmp(specs[i].key, "stack") == 0) {
+            char want[64];
+            const char *end = strchr(row + 1, '\n');
+            snprintf(want, sizeof(want), "every %d ms", PW_SAMPLE_MS);
+            const char *at = strstr(row, want);
+            CHECK(at != NULL && at < end, "README.md's stack= row does not say '%s'", want);
+            snprintf(want, sizeof(want), "every %dth Get", PW_SAMPLE_PERIOD);
+            at = strstr(row, want);
+            CHECK(at != NULL && at < end, "README.md's stack= row does not say '%s'", want);
+        }
+    }
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
     size_t n;
     const struct pw_option_spec *specs = pw_option_specs(&n);
@@ -59,6 +101,8 @@ main(void)
     snprintf(want, sizeof(want), "every %d ms", PW_SAMPLE_MS);
     CHECK(strstr(help, want) != NULL && strstr(help, "1 Get in 256") == NULL, "stack= help: %s", help);
     CHECK(strstr(help, "(default: 10000)") != NULL, "threshold's default missing from help");
+    if (argc > 1)
+        check_readme(argv[1], specs, n);
     puts("options: all checks passed");
     return 0;
 }
