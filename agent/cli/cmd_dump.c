@@ -31,7 +31,7 @@ static const char usage_head[] =
 
 static const char usage_tail[] =
     "  --agent PATH        load this library instead of the one the JVM mapped\n"
-    "  --timeout SECONDS   wait at most this long for the attach listener (5)\n"
+    "  --timeout SECONDS   wait at most this long for the attach listener (" PW_DEFAULT_TIMEOUT_TEXT ")\n"
     "\n"
     "Exit status: 0 when a report was written, 1 when not (pinwatch not running in\n"
     "that JVM, JVM not reachable), 2 for a bad command line.\n";

@@ -51,7 +51,11 @@ const char *pw_code_meaning(int code);
 /* The attach listener's answer in one line. */
 void pw_one_line(char *s);
 
-/* Seconds of --timeout when none is given. */
-#define PW_DEFAULT_TIMEOUT_MS 5000
+/* --timeout when none is given; usage texts print PW_DEFAULT_TIMEOUT_TEXT. */
+#define PW_DEFAULT_TIMEOUT_S 5
+#define PW_DEFAULT_TIMEOUT_MS (PW_DEFAULT_TIMEOUT_S * 1000)
+#define PW_CLI_STR_(x) #x
+#define PW_CLI_STR(x) PW_CLI_STR_(x)
+#define PW_DEFAULT_TIMEOUT_TEXT PW_CLI_STR(PW_DEFAULT_TIMEOUT_S)
 
 #endif
