@@ -705,6 +705,11 @@ def case_late_attach(ctx):
         # A second load may only ask for a dump.  Refused before the leaks
         # below: had it been applied, they would cross threshold 5.
         _expect_refused(*_agent_load(s, ctx, 'threshold=5'), 'threshold=5')
+        # A dump with a key a running agent cannot honour is refused by that
+        # key's name, not done with the key ignored (it would add a
+        # "command" report to the report file, which ends with only "exit").
+        for opts in ('dump,stack=4', 'dump,critical_ms=1', 'dump,format=json,javastack=2'):
+            _expect_refused(*_agent_load(s, ctx, opts), opts)
         s.send('attached')
         s.wait_for(r'^LEAKED$')
         opts = 'dump,file=%s,format=json' % command
@@ -721,6 +726,11 @@ def case_late_attach(ctx):
     expect(rc == 0, 'JVM exit status: expected 0, got %s (a fixture check failure shows in '
            'stderr)', rc)
     expect('DONE' in s.stdout_text(), 'fixture did not print DONE')
+    for key in ('threshold', 'stack', 'critical_ms', 'javastack'):
+        want = "'%s' cannot change a running agent" % key
+        lines = [l for l in s.run.stderr.splitlines() if l.startswith('[pinwatch] ERROR') and want in l]
+        expect(len(lines) == 1, 'the JVM\'s stderr: expected one [pinwatch] ERROR line with "%s", got %d',
+               want, len(lines))
 
     commands = read_dumps(command)
     expect([d.get('reason') for d in commands] == ['command'],

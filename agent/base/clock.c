@@ -65,12 +65,6 @@ pw_clock_uptime_ms(void)
 }
 
 uint64_t
-pw_clock_exact_ms(void)
-{
-    return since_start_ms();
-}
-
-uint64_t
 pw_clock_epoch_ms(void)
 {
     struct timespec now;

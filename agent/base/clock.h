@@ -22,9 +22,6 @@ pw_clock_ms(void)
     return atomic_load_explicit(&pw_clock_now_ms, memory_order_relaxed);
 }
 
-/* Exact milliseconds since the agent started (a system call's worth). */
-PW_HIDDEN uint64_t pw_clock_exact_ms(void);
-
 /* Milliseconds since the JVM started: since the agent loaded when it
  * loaded with the JVM (a launcher that exec'd java later than its process
  * began would otherwise add its own time), since the process began after a

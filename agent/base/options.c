@@ -2,14 +2,8 @@
 
 #include <string.h>
 
-struct option_spec {
-    const char *key;
-    const char *values;
-    const char *fallback;
-    const char *help;
-    /* Returns false when value is not acceptable for this key. */
-    bool (*set)(struct pw_options *opts, const char *value, size_t len);
-};
+#define PW_STR_(x) #x
+#define PW_STR(x) PW_STR_(x)
 
 static bool
 set_file(struct pw_options *opts, const char *value, size_t len)
@@ -32,14 +26,13 @@ set_format(struct pw_options *opts, const char *value, size_t len)
         opts->format = PW_FORMAT_COLLAPSED;
     else
         return false;
-    opts->format_set = true;
     return true;
 }
 
 /* A decimal integer in [0, max] made of digits only: no sign, no spaces,
  * no suffix, so "10k" or "-1" are refused rather than half-read. */
-static bool
-parse_uint(const char *value, size_t len, uint64_t max, uint64_t *out)
+bool
+pw_parse_decimal(const char *value, size_t len, uint64_t max, uint64_t *out)
 {
     if (len == 0 || len > 20)
         return false;
@@ -59,7 +52,7 @@ parse_uint(const char *value, size_t len, uint64_t max, uint64_t *out)
 static bool
 set_threshold(struct pw_options *opts, const char *value, size_t len)
 {
-    return parse_uint(value, len, UINT64_C(1) << 40, &opts->threshold);
+    return pw_parse_decimal(value, len, UINT64_C(1) << 40, &opts->threshold);
 }
 
 /* Seconds with up to three decimals ("0.25"); at most a week. */
@@ -69,11 +62,11 @@ set_interval(struct pw_options *opts, const char *value, size_t len)
     const char *dot = memchr(value, '.', len);
     size_t ilen = dot != NULL ? (size_t)(dot - value) : len;
     uint64_t secs = 0, frac = 0;
-    if (ilen > 0 && !parse_uint(value, ilen, 7 * 24 * 3600, &secs))
+    if (ilen > 0 && !pw_parse_decimal(value, ilen, 7 * 24 * 3600, &secs))
         return false;
     if (dot != NULL) {
         size_t flen = len - ilen - 1;
-        if (flen == 0 || flen > 3 || !parse_uint(dot + 1, flen, 999, &frac))
+        if (flen == 0 || flen > 3 || !pw_parse_decimal(dot + 1, flen, 999, &frac))
             return false;
         for (size_t i = flen; i < 3; i++)
             frac *= 10;
@@ -90,7 +83,7 @@ static bool
 set_exitcode(struct pw_options *opts, const char *value, size_t len)
 {
     uint64_t n;
-    if (!parse_uint(value, len, 255, &n) || n == 0)
+    if (!pw_parse_decimal(value, len, 255, &n) || n == 0)
         return false;
     opts->exitcode = (int)n;
     return true;
@@ -100,7 +93,7 @@ static bool
 set_stack(struct pw_options *opts, const char *value, size_t len)
 {
     uint64_t n;
-    if (!parse_uint(value, len, 64, &n))
+    if (!pw_parse_decimal(value, len, 64, &n))
         return false;
     opts->stack = (int)n;
     return true;
@@ -110,7 +103,7 @@ static bool
 set_javastack(struct pw_options *opts, const char *value, size_t len)
 {
     uint64_t n;
-    if (!parse_uint(value, len, 64, &n))
+    if (!pw_parse_decimal(value, len, 64, &n))
         return false;
     opts->javastack = (int)n;
     return true;
@@ -119,7 +112,7 @@ set_javastack(struct pw_options *opts, const char *value, size_t len)
 static bool
 set_critical_ms(struct pw_options *opts, const char *value, size_t len)
 {
-    return parse_uint(value, len, UINT64_C(1) << 32, &opts->critical_ms);
+    return pw_parse_decimal(value, len, UINT64_C(1) << 32, &opts->critical_ms);
 }
 
 static bool
@@ -132,7 +125,7 @@ set_suppress(struct pw_options *opts, const char *value, size_t len)
     return true;
 }
 
-static const struct option_spec specs[] = {
+static const struct pw_option_spec specs[] = {
     {"file", "PATH", "stderr",
      "append every report to PATH (created 0600; %p is replaced by the pid)", set_file},
     {"format", "text|json|collapsed", "text",
@@ -140,7 +133,8 @@ static const struct option_spec specs[] = {
      "stack for flame graphs",
      set_format},
     {"stack", "N", "16",
-     "native frames kept per call site (0-64; 0: the call site only); taken for new sites and 1 Get in 256",
+     "native frames kept per call site (0-64; 0: the call site only); taken when a site is new, then again at "
+     "most every " PW_STR(PW_SAMPLE_MS) " ms, looked at on every " PW_STR(PW_SAMPLE_PERIOD) "th Get of a thread",
      set_stack},
     {"javastack", "N", "8", "Java frames above the native method kept per call site (0-64)", set_javastack},
     {"critical_ms", "MS", "10", "critical regions held longer than MS are reported as long_critical",
@@ -159,21 +153,59 @@ static const struct option_spec specs[] = {
      "print this list and stop the JVM", NULL},
 };
 
+#define SPEC_COUNT (sizeof(specs) / sizeof(specs[0]))
+_Static_assert(SPEC_COUNT <= 64, "struct pw_options.given has one bit per row");
+
+const struct pw_option_spec *
+pw_option_specs(size_t *count)
+{
+    *count = SPEC_COUNT;
+    return specs;
+}
+
 void
 pw_options_defaults(struct pw_options *opts)
 {
     memset(opts, 0, sizeof(*opts));
-    opts->format = PW_FORMAT_TEXT;
-    opts->threshold = 10000;
-    opts->stack = 16;
-    opts->javastack = 8;
-    opts->critical_ms = 10;
+    for (size_t i = 0; i < SPEC_COUNT; i++) {
+        const char *d = specs[i].fallback;
+        /* A table default its own setter refuses is a bug that tests/unit
+         * (options) catches; the field then keeps its zero. */
+        if (specs[i].set != NULL && d[0] >= '0' && d[0] <= '9')
+            (void)specs[i].set(opts, d, strlen(d));
+    }
+    opts->given = 0;
+}
+
+static size_t
+spec_index(const char *key)
+{
+    for (size_t i = 0; i < SPEC_COUNT; i++)
+        if (strcmp(specs[i].key, key) == 0)
+            return i;
+    return SPEC_COUNT;
+}
+
+bool
+pw_options_given(const struct pw_options *opts, const char *key)
+{
+    size_t i = spec_index(key);
+    return i < SPEC_COUNT && (opts->given & (UINT64_C(1) << i)) != 0;
 }
 
 const char *
-pw_format_name(enum pw_format format)
+pw_options_given_outside(const struct pw_options *opts, const char *const *allowed)
 {
-    return format == PW_FORMAT_JSON ? "json" : format == PW_FORMAT_COLLAPSED ? "collapsed" : "text";
+    for (size_t i = 0; i < SPEC_COUNT; i++) {
+        if ((opts->given & (UINT64_C(1) << i)) == 0)
+            continue;
+        bool ok = false;
+        for (const char *const *a = allowed; *a != NULL && !ok; a++)
+            ok = strcmp(*a, specs[i].key) == 0;
+        if (!ok)
+            return specs[i].key;
+    }
+    return NULL;
 }
 
 /* Copies at most 64 bytes of a user's text into an error line, so that a
@@ -203,14 +235,16 @@ parse_item(const char *item, size_t len, struct pw_options *opts, char *err, siz
 
     if (keylen == 4 && memcmp(item, "help", 4) == 0 && eq == NULL) {
         opts->help = true;
+        opts->given |= UINT64_C(1) << spec_index("help");
         return true;
     }
     if (keylen == 4 && memcmp(item, "dump", 4) == 0 && eq == NULL) {
         opts->dump = true;
+        opts->given |= UINT64_C(1) << spec_index("dump");
         return true;
     }
-    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
-        const struct option_spec *spec = &specs[i];
+    for (size_t i = 0; i < SPEC_COUNT; i++) {
+        const struct pw_option_spec *spec = &specs[i];
         if (spec->set == NULL || strlen(spec->key) != keylen || memcmp(spec->key, item, keylen) != 0)
             continue;
         if (eq == NULL) {
@@ -225,6 +259,7 @@ parse_item(const char *item, size_t len, struct pw_options *opts, char *err, siz
                      spec->values);
             return false;
         }
+        opts->given |= UINT64_C(1) << i;
         return true;
     }
     quote(shown, sizeof(shown), item, keylen);
@@ -264,8 +299,8 @@ pw_options_print_help(FILE *out)
                  "Usage: -agentpath:/path/libpinwatch.so=key=value,key=value,...\n"
                  "Options:\n",
             PINWATCH_VERSION);
-    for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
-        const struct option_spec *spec = &specs[i];
+    for (size_t i = 0; i < SPEC_COUNT; i++) {
+        const struct pw_option_spec *spec = &specs[i];
         char left[48];
         snprintf(left, sizeof(left), "%s%s%s", spec->key, spec->values[0] ? "=" : "", spec->values);
         fprintf(out, "  %-26s %s", left, spec->help);

@@ -12,6 +12,14 @@ enum pw_format { PW_FORMAT_TEXT, PW_FORMAT_JSON, PW_FORMAT_COLLAPSED };
 
 #define PW_PATH_MAX 4096
 
+/* What stack= costs: a site's native stack is taken when the site is new and
+ * again at most every PW_SAMPLE_MS, looked at on every PW_SAMPLE_PERIOD-th
+ * Get of a thread, so that a site reached along several paths shows them
+ * while a hot site costs next to nothing.  Here, below the tracker that
+ * samples, so that help can say it. */
+#define PW_SAMPLE_PERIOD 64
+#define PW_SAMPLE_MS 50
+
 struct pw_options {
     char file[PW_PATH_MAX]; /* empty: stderr; "%p" expands to the pid */
     enum pw_format format;
@@ -24,18 +32,44 @@ struct pw_options {
     uint64_t critical_ms;    /* critical regions held longer are findings */
     bool help;
     bool dump;               /* command: write a report now (second load only) */
-    bool format_set;         /* format= was given (a command keeps the running one otherwise) */
+    uint64_t given;          /* bit i: the key of row i of the table appeared in the text */
 };
 
+/* One row of the option table: every key the agent takes, in the order help
+ * lists them.  fallback is the default as help shows it; a default that
+ * starts with a digit is also given to set() by pw_options_defaults, so the
+ * number is written once; a word ("stderr", "off", "none", "text") names
+ * the zero value of the field.  set is NULL for the bare words (dump, help). */
+struct pw_option_spec {
+    const char *key;
+    const char *values;
+    const char *fallback;
+    const char *help;
+    /* Returns false when value is not acceptable for this key. */
+    bool (*set)(struct pw_options *opts, const char *value, size_t len);
+};
+
+/* The table, for the pinwatch command, which offers the same keys. */
+PW_HIDDEN const struct pw_option_spec *pw_option_specs(size_t *count);
+
 PW_HIDDEN void pw_options_defaults(struct pw_options *opts);
+
+/* Whether key appeared in the parsed text. */
+PW_HIDDEN bool pw_options_given(const struct pw_options *opts, const char *key);
+
+/* The first key that appeared in the parsed text and is not in allowed (a
+ * NULL-terminated list), or NULL when there is none. */
+PW_HIDDEN const char *pw_options_given_outside(const struct pw_options *opts, const char *const *allowed);
 
 /* Returns false and writes one line naming the offending key or value into
  * err when text is not a valid option string.  opts is then unspecified. */
 PW_HIDDEN bool pw_options_parse(const char *text, struct pw_options *opts, char *err, size_t errlen);
 
+/* value[0..len) as a decimal integer of digits only, at most max (every
+ * number of the option string is read so; the pinwatch command too). */
+PW_HIDDEN bool pw_parse_decimal(const char *value, size_t len, uint64_t max, uint64_t *out);
+
 /* Every option, its values and its default, one per line. */
 PW_HIDDEN void pw_options_print_help(FILE *out);
-
-PW_HIDDEN const char *pw_format_name(enum pw_format format);
 
 #endif

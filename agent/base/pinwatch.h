@@ -12,6 +12,18 @@
 #include "pinwatch/pinwatch.h"
 
 #define PW_HIDDEN __attribute__((visibility("hidden")))
+
+/* Hash multipliers, one spelling each.  PW_HASH_GOLDEN is 2^64 over the
+ * golden ratio, made odd (Knuth's multiplicative hashing, TAOCP vol. 3,
+ * 6.4): the top bits of key * PW_HASH_GOLDEN spread aligned addresses
+ * evenly.  PW_HASH_MIX2 and PW_HASH_MIX3 are xxHash64's PRIME64_2 and
+ * PRIME64_3, odd multipliers for folding in a second and third word. */
+#define PW_HASH_GOLDEN 0x9E3779B97F4A7C15ull
+#define PW_HASH_MIX2 0xC2B2AE3D27D4EB4Full
+#define PW_HASH_MIX3 0x165667B19E3779F9ull
+/* The top bits of a 64-bit product hash, the best mixed: an index into a
+ * table of 2^bits entries. */
+#define PW_HASH_TOP(h, bits) ((uint64_t)(h) >> (64 - (bits)))
 #define PW_LIKELY(x) __builtin_expect(!!(x), 1)
 #define PW_UNLIKELY(x) __builtin_expect(!!(x), 0)
 

@@ -5,7 +5,11 @@
  *      exists in its working directory or in /tmp;
  *   2. a request is NUL-terminated strings: protocol "1", the command, and
  *      exactly three arguments ("load": library, "true" for an absolute path,
- *      the agent's options);
+ *      the agent's options), the options as one string: jcmd's
+ *      JVMTI.agent_load goes through the diagnostic command parser instead,
+ *      which ends an argument at '=' unless it is quoted (src/hotspot/share/
+ *      services/diagnosticFramework.cpp DCmdArgIter::next), hence the quotes
+ *      jcmd needs and this program does not;
  *   3. the answer is a status line, then the command's output (for "load",
  *      the Agent_OnAttach result: "N" up to JDK 20, "return code: N" after).
  *

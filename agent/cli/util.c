@@ -1,5 +1,7 @@
 #include "util.h"
 
+#include "options.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -131,36 +133,8 @@ pw_buf_free(struct pw_buf *b)
 bool
 pw_parse_uint(const char *s, uint64_t max, uint64_t *out)
 {
-    size_t len = strlen(s);
-    if (len == 0 || len > 20)
-        return false;
-    uint64_t n = 0;
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return false;
-        unsigned d = (unsigned)(s[i] - '0');
-        if (n > (max - d) / 10)
-            return false;
-        n = n * 10 + d;
-    }
-    *out = n;
-    return true;
-}
-
-bool
-pw_write_all(int fd, const void *data, size_t len)
-{
-    const char *p = data;
-    while (len > 0) {
-        ssize_t w = write(fd, p, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        p += w;
-        len -= (size_t)w;
-    }
-    return true;
+    /* The agent's own rule for its numbers (base/options.c). */
+    return pw_parse_decimal(s, strlen(s), max, out);
 }
 
 const char *

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "io.h" /* pw_write_all, shared with the agent (agent/base) */
+
 /* Exit statuses of the commands (the JVM's own status for `run`). */
 enum {
     PW_EXIT_OK = 0,
@@ -37,8 +39,6 @@ void pw_buf_free(struct pw_buf *b);
 /* A decimal integer made of digits only, at most max. */
 bool pw_parse_uint(const char *s, uint64_t max, uint64_t *out);
 
-/* Writes all of data to fd; false with errno set on failure. */
-bool pw_write_all(int fd, const void *data, size_t len);
 
 /* Formats n with a sign ("+3", "-2", "0"). */
 const char *pw_signed(int64_t n, char *out, size_t len);

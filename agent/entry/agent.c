@@ -39,6 +39,9 @@ apply_exit_status(void)
         _exit(exit_status_override);
 }
 
+/* SetJNIFunctionTable is a start-phase function (src/hotspot/share/prims/
+ * jvmti.xml, <function id="SetJNIFunctionTable" phase="start">): called from
+ * Agent_OnLoad, in the OnLoad phase, it returns JVMTI_ERROR_WRONG_PHASE. */
 static void JNICALL
 on_vm_start(jvmtiEnv *env, JNIEnv *jni)
 {
@@ -67,8 +70,10 @@ on_vm_death(jvmtiEnv *env, JNIEnv *jni)
     }
 }
 
-/* jcmd <pid> JVMTI.data_dump (Attach Listener thread) or SIGQUIT (Signal
- * Dispatcher thread). */
+/* jcmd <pid> JVMTI.data_dump (Attach Listener thread: src/hotspot/share/
+ * services/diagnosticCommand.cpp JVMTIDataDumpDCmd::execute posts it on the
+ * thread running the command) or SIGQUIT (Signal Dispatcher thread: runtime/
+ * os.cpp signal_thread_entry posts it after the thread dump).  No JNIEnv. */
 static void JNICALL
 on_data_dump(jvmtiEnv *env)
 {
@@ -77,21 +82,29 @@ on_data_dump(jvmtiEnv *env)
 }
 
 /* Loaded again into a JVM where pinwatch runs: the option string is a
- * command.  jcmd prints the return code, so a refusal is visible there. */
+ * command.  jcmd prints the return code, so a refusal is visible there.
+ * Every other key is refused by name rather than ignored: stack= or
+ * threshold= cannot change a running agent, and silence would say they had. */
 static jint
 command(const struct pw_options *cmd, const char *text)
 {
-    if (!cmd->dump || cmd->threshold != 10000 || cmd->interval_ms != 0 || cmd->exitcode != 0 ||
-        cmd->suppress[0] != '\0') {
+    static const char *const allowed[] = {"dump", "file", "format", NULL};
+    const char *refused = pw_options_given_outside(cmd, allowed);
+    if (refused != NULL || !cmd->dump) {
+        char what[64];
+        if (refused != NULL)
+            snprintf(what, sizeof(what), "'%s' cannot change a running agent", refused);
+        else
+            snprintf(what, sizeof(what), "'dump' is missing");
         pw_log_error("pinwatch already runs in this JVM: a second load takes only "
-                     "'dump[,file=PATH][,format=text|json]', not '%.200s'",
-                     text != NULL ? text : "");
+                     "'dump[,file=PATH][,format=text|json|collapsed]'; %s (options '%.200s')",
+                     what, text != NULL ? text : "");
         return PINWATCH_BAD_OPTIONS;
     }
     struct pw_options once = options;
-    if (cmd->file[0] != '\0')
+    if (pw_options_given(cmd, "file"))
         memcpy(once.file, cmd->file, sizeof(once.file));
-    if (cmd->format_set)
+    if (pw_options_given(cmd, "format"))
         once.format = cmd->format;
     pw_methods_name_all(jvmti);
     return pw_report_write("command", &once, NULL) ? PINWATCH_OK : PINWATCH_JVMTI_FAILED;
@@ -180,7 +193,7 @@ start(JavaVM *vm, const char *text, bool attached)
         pw_log_jvmti_error(env, e, "SetEventCallbacks");
         goto failed;
     }
-    if (!pw_threads_init(pw_thread_ending) || !pw_methods_init(env))
+    if (!pw_threads_init(pw_thread_ending))
         goto failed;
     pw_native_entry_init();
     pw_clock_start(attached);
@@ -208,6 +221,10 @@ start(JavaVM *vm, const char *text, bool attached)
     }
     if (attached && !pw_jni_hooks_install(env))
         goto failed;
+    /* Methods bound before we came get no NativeMethodBind: HotSpot posts it
+     * only from Method::set_native_function (src/hotspot/share/oops/
+     * method.cpp), when a method is bound, and GenerateEvents cannot replay
+     * it (jvmti.xml: CompiledMethodLoad and DynamicCodeGenerated only). */
     if (attached) {
         JNIEnv *jni = NULL;
         if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) == JNI_OK)

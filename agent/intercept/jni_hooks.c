@@ -10,7 +10,9 @@
 #include <string.h>
 
 /* Array lengths are asked for outside critical regions only: no JNI call is
- * allowed inside one, and -Xcheck:jni says so.  A pin taken while the
+ * allowed inside one, and -Xcheck:jni says so (src/hotspot/share/prims/
+ * jniCheck.cpp functionEnter: "Calling other JNI functions in the scope of
+ * Get/ReleasePrimitiveArrayCritical...").  A pin taken while the
  * thread already holds a critical is recorded with size 0.
  *
  * Asking costs a JVM transition (~10 ns, as much as the rest of a Get's

@@ -6,7 +6,13 @@
 #include "pinwatch.h"
 
 /* Installs the wrappers once per process; a second call (the library loaded
- * again) returns true without wrapping the wrappers. */
+ * again) returns true without wrapping the wrappers: GetJNIFunctionTable
+ * returns the table as last set, "the modified (not the original)"
+ * (src/hotspot/share/prims/jvmti.xml), so a second swap would make every
+ * wrapper call itself.  The swap is seen by all threads at once: JvmtiEnv::
+ * SetJNIFunctionTable (prims/jvmtiEnv.cpp) copies the table at a safepoint
+ * (VM_JNIFunctionTableCopier), one pointer at a time (prims/jni.cpp
+ * copy_jni_function_table). */
 PW_HIDDEN bool pw_jni_hooks_install(jvmtiEnv *jvmti);
 
 #endif

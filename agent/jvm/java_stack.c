@@ -1,4 +1,5 @@
 #include "java_stack.h"
+#include "jni_names.h"
 #include "jni_table.h"
 
 #include <stdlib.h>
@@ -15,24 +16,15 @@ class_name(jvmtiEnv *jvmti, JNIEnv *env, jmethodID method, const char *name)
         return NULL;
     jvmtiError err = (*jvmti)->GetClassSignature(jvmti, klass, &sig, NULL);
     /* The reference lives in the native method's own local frame: give it
-     * back rather than grow that frame on the application's behalf. */
+     * back rather than grow that frame on the application's behalf, which
+     * -Xcheck:jni would report as the application's ("WARNING: JNI local
+     * refs: N, exceeds capacity: M", src/hotspot/share/prims/jniCheck.cpp
+     * functionExit). */
     if (env != NULL)
         pw_jni_real()->DeleteLocalRef(env, klass);
     if (err != JVMTI_ERROR_NONE)
         return NULL;
-    size_t len = strlen(sig);
-    const char *start = sig;
-    if (len >= 2 && sig[0] == 'L' && sig[len - 1] == ';') {
-        start++;
-        len -= 2;
-    }
-    out = malloc(len + 1 + strlen(name) + 1);
-    if (out != NULL) {
-        for (size_t i = 0; i < len; i++)
-            out[i] = start[i] == '/' ? '.' : start[i];
-        out[len] = '.';
-        strcpy(out + len + 1, name);
-    }
+    out = pw_java_method_name(sig, name);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
     return out;
 }

@@ -1,6 +1,7 @@
 #include "jni_names.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct out {
@@ -212,4 +213,23 @@ pw_jni_demangle(const char *symbol, char *out, size_t len, char *args, size_t ar
     if (dunder != NULL)
         return put(&a, "(", 1) && unmangle(&a, dunder + 2, end, '/') && put(&a, ")", 1);
     return true;
+}
+
+char *
+pw_java_method_name(const char *class_sig, const char *name)
+{
+    size_t clen = strlen(class_sig);
+    if (clen >= 2 && class_sig[0] == 'L' && class_sig[clen - 1] == ';') {
+        class_sig++;
+        clen -= 2;
+    }
+    size_t nlen = strlen(name);
+    char *out = malloc(clen + 1 + nlen + 1);
+    if (out == NULL)
+        return NULL;
+    for (size_t i = 0; i < clen; i++)
+        out[i] = class_sig[i] == '/' ? '.' : class_sig[i];
+    out[clen] = '.';
+    memcpy(out + clen + 1, name, nlen + 1);
+    return out;
 }

@@ -1,5 +1,7 @@
 /* The JNI function table as the JVM had it before pinwatch's wrappers:
- * HotSpot's functions, or its checked ones under -Xcheck:jni.  The agent's
+ * HotSpot's functions, or its checked ones under -Xcheck:jni (src/hotspot/
+ * share/prims/jni.cpp jni_functions() returns jni_functions_check() when
+ * CheckJNICalls is set), so the checker still sees the application's calls.  The agent's
  * own JNI calls go through it and never through a JNIEnv, which would come
  * back into the wrappers. */
 #ifndef PW_JNI_TABLE_H

@@ -1,4 +1,5 @@
 #include "report.h"
+#include "io.h"
 #include "log.h"
 
 #include <errno.h>
@@ -117,21 +118,6 @@ expand_path(const char *pattern, char *out, size_t len)
     return true;
 }
 
-static bool
-write_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t w = write(fd, data, len);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        data += w;
-        len -= (size_t)w;
-    }
-    return true;
-}
-
 /* O_APPEND makes each report one append, so two JVMs sharing a file never
  * interleave lines; O_NOFOLLOW refuses a link planted where the report
  * goes; 0600 because a report names a process's code. */
@@ -148,7 +134,7 @@ emit(const struct pw_options *opts, const struct pw_strbuf *text)
             if (fd < 0) {
                 pw_log_error("cannot open report file %s: %s; report written to stderr", path, strerror(errno));
             } else {
-                bool ok = write_all(fd, text->data, text->len);
+                bool ok = pw_write_all(fd, text->data, text->len);
                 int saved = errno;
                 close(fd);
                 if (ok)
@@ -157,7 +143,7 @@ emit(const struct pw_options *opts, const struct pw_strbuf *text)
             }
         }
     }
-    if (!write_all(STDERR_FILENO, text->data, text->len))
+    if (!pw_write_all(STDERR_FILENO, text->data, text->len))
         return; /* nowhere left to say it */
 }
 

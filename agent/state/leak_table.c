@@ -5,7 +5,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#define SHARDS 64
+#define SHARD_BITS 6
+#define SHARDS (1 << SHARD_BITS)
 #define MIN_CAPACITY 64
 
 /* 20 bytes a pin, this table's whole cost: the size and the site share one
@@ -33,22 +34,24 @@ static struct shard shards[SHARDS] = {[0 ... SHARDS - 1] = {.lock = PTHREAD_MUTE
 static inline uint64_t
 hash_key(uintptr_t key)
 {
-    uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ull;
+    uint64_t h = (uint64_t)key * PW_HASH_GOLDEN;
     return h ^ (h >> 29);
 }
 
 static inline struct shard *
 shard_of(uint64_t h)
 {
-    return &shards[h >> (64 - 6)];
+    return &shards[PW_HASH_TOP(h, SHARD_BITS)];
 }
 
 /* Capacity need not be a power of two: growing by 1.6 instead of 2 keeps
- * the average load near 0.7, which is what holds memory per pin down. */
+ * the average load near 0.7, which is what holds memory per pin down.  The
+ * bits below the shard's own are scaled onto [0, capacity) (Lemire's
+ * multiply-shift range reduction). */
 static inline size_t
 home(size_t capacity, uint64_t h)
 {
-    return (size_t)(((unsigned __int128)(h << 6) * capacity) >> 64);
+    return (size_t)(((unsigned __int128)(h << SHARD_BITS) * capacity) >> 64);
 }
 
 static void

@@ -33,8 +33,6 @@ static bool thunks_disabled;
 static struct pw_method **by_binding;
 static size_t by_binding_cap, by_binding_count;
 
-static jvmtiEnv *naming_jvmti;
-
 /* The intercept layer's entries (pw_methods_set_entries): a thunk jumps to
  * one of them.  Until they are set no thunk is made. */
 static void *entry_jump, *entry_call;
@@ -46,18 +44,15 @@ pw_methods_set_entries(void *jump, void *call)
     entry_call = call;
 }
 
-bool
-pw_methods_init(jvmtiEnv *jvmti)
-{
-    naming_jvmti = jvmti;
-    return true;
-}
+#define BINDING_HASH_SHIFT 20
 
 static size_t
 binding_slot(jmethodID id, void *orig, size_t cap)
 {
-    uint64_t h = (uint64_t)(uintptr_t)id * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)orig * 0xC2B2AE3D27D4EB4Full;
-    return (size_t)(h >> 20) & (cap - 1);
+    uint64_t h = (uint64_t)(uintptr_t)id * PW_HASH_GOLDEN ^ (uint64_t)(uintptr_t)orig * PW_HASH_MIX2;
+    /* Above the low bits, which a product takes from the inputs' low
+     * (aligned, mostly zero) bits alone. */
+    return (size_t)(h >> BINDING_HASH_SHIFT) & (cap - 1);
 }
 
 static struct pw_method *
@@ -191,26 +186,6 @@ write_thunk(struct pw_method *m, bool call_mode)
     memcpy(p, &entry, 8);
 }
 
-/* "Lpkg/Outer$Inner;" + "name" -> "pkg.Outer$Inner.name" */
-static char *
-java_name(const char *class_sig, const char *name)
-{
-    size_t clen = strlen(class_sig);
-    if (clen >= 2 && class_sig[0] == 'L' && class_sig[clen - 1] == ';') {
-        class_sig++;
-        clen -= 2;
-    }
-    size_t nlen = strlen(name);
-    char *out = malloc(clen + 1 + nlen + 1);
-    if (out == NULL)
-        return NULL;
-    for (size_t i = 0; i < clen; i++)
-        out[i] = class_sig[i] == '/' ? '.' : class_sig[i];
-    out[clen] = '.';
-    memcpy(out + clen + 1, name, nlen + 1);
-    return out;
-}
-
 /* Asks the JVM for the method's names; leaves them unset when it cannot
  * answer yet (primordial phase) or any more (class unloaded). */
 static void
@@ -224,7 +199,7 @@ name_method(jvmtiEnv *jvmti, struct pw_method *m)
         return;
     if ((*jvmti)->GetMethodDeclaringClass(jvmti, m->id, &klass) == JVMTI_ERROR_NONE &&
         (*jvmti)->GetClassSignature(jvmti, klass, &class_sig, NULL) == JVMTI_ERROR_NONE) {
-        char *full = java_name(class_sig, name);
+        char *full = pw_java_method_name(class_sig, name);
         char *signature = strdup(sig);
         if (full != NULL && signature != NULL) {
             atomic_store(&m->signature, signature);
@@ -368,9 +343,11 @@ pw_method_bind_to_thunk(jvmtiEnv *jvmti, JNIEnv *env, struct pw_method *m, jclas
     const char *name = atomic_load(&m->name), *sig = atomic_load(&m->signature);
     if (name == NULL || sig == NULL)
         return false;
-    /* The JVM ignores a binding to the function it already has, so the
-     * method is bound straight to a thunk made for that function; the bind
-     * event then sees one of our own thunks and lets it be. */
+    /* The JVM ignores a binding to the function it already has (src/hotspot/
+     * share/oops/method.cpp Method::set_native_function returns before the
+     * event when the address is unchanged), so the method is bound straight
+     * to a thunk made for that function; the bind event then sees one of our
+     * own thunks and lets it be. */
     pthread_mutex_lock(&bind_lock);
     struct pw_method *bound = thunk_for(m->id, f, sig);
     if (bound != NULL) {

@@ -24,8 +24,6 @@ struct pw_method {
 /* Charged with pins taken on threads that are in no Java native method. */
 PW_HIDDEN extern struct pw_method pw_method_native_thread;
 
-PW_HIDDEN bool pw_methods_init(jvmtiEnv *jvmti);
-
 /* Where thunks jump: the general entry, and the one for methods whose
  * arguments all travel in registers (intercept/native_entry.h). */
 PW_HIDDEN void pw_methods_set_entries(void *jump, void *call);

@@ -9,7 +9,7 @@ static inline uint32_t
 slot_of(const struct pw_pin_table *tab, uintptr_t key)
 {
     /* Pin addresses are 8- or 16-byte aligned: Fibonacci hashing spreads them. */
-    return (uint32_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> tab->shift);
+    return (uint32_t)(((uint64_t)key * PW_HASH_GOLDEN) >> tab->shift);
 }
 
 void

@@ -4,8 +4,12 @@
  * Only the owning thread inserts.  Removal is by compare-and-swap on the key,
  * so that a thread releasing a pin another thread took can remove it too
  * (under the table's lock, which the owner takes only to grow the table).
- * Keys are pin addresses; one address may be live more than once (nested
- * criticals on one array), so this is a multiset. */
+ * Keys are pin addresses; one address may be live more than once, so this is
+ * a multiset: GetPrimitiveArrayCritical returns the array's own storage
+ * (src/hotspot/share/prims/jni.cpp jni_GetPrimitiveArrayCritical: no copy),
+ * so nested or concurrent criticals on one array share it, and every empty
+ * array's Get<Type>ArrayElements returns the one get_bad_address() (jni.cpp
+ * DEFINE_GETSCALARARRAYELEMENTS; a non-empty one is a fresh C-heap copy). */
 #ifndef PW_PIN_TABLE_H
 #define PW_PIN_TABLE_H
 

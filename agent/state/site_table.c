@@ -23,9 +23,10 @@ static struct pw_counts lost_sink[PW_COUNT_CHUNK];
 static inline uint32_t
 site_hash(const struct pw_method *method, uint32_t fn, void *ret)
 {
-    uint64_t h = (uint64_t)(uintptr_t)ret * 0x9E3779B97F4A7C15ull;
-    h ^= (uint64_t)(uintptr_t)method * 0xC2B2AE3D27D4EB4Full;
-    h ^= fn * 0x165667B19E3779F9ull;
+    uint64_t h = (uint64_t)(uintptr_t)ret * PW_HASH_GOLDEN;
+    h ^= (uint64_t)(uintptr_t)method * PW_HASH_MIX2;
+    h ^= fn * PW_HASH_MIX3;
+    /* Bits from 40 up: mixed by every input bit below them. */
     return (uint32_t)(h >> 40) & (INDEX_SIZE - 1);
 }
 

@@ -19,12 +19,16 @@ static _Atomic uint32_t nstacks = 1; /* id 0 is "no stack" */
 static _Atomic uint32_t index_[INDEX_SIZE];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* FNV-1a's 64-bit offset basis and prime, a word at a time. */
+#define FNV_OFFSET 0xcbf29ce484222325ull
+#define FNV_PRIME 0x100000001b3ull
+
 static uint64_t
 hash_stack(const uintptr_t *ips, int n)
 {
-    uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)n;
+    uint64_t h = FNV_OFFSET ^ (uint64_t)n;
     for (int i = 0; i < n; i++)
-        h = (h ^ ips[i]) * 0x100000001b3ull;
+        h = (h ^ ips[i]) * FNV_PRIME;
     return h ^ (h >> 31);
 }
 

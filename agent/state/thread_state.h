@@ -24,7 +24,8 @@ struct pw_frame {
     uint64_t reserved;
 };
 
-#define PW_SITE_CACHE 64
+#define PW_SITE_CACHE_BITS 6
+#define PW_SITE_CACHE (1 << PW_SITE_CACHE_BITS)
 
 /* Recently released pins, newest last: what tells a double release from a
  * release of a pointer never seen. */

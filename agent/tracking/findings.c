@@ -25,7 +25,7 @@ static _Atomic uint32_t index_[INDEX_SIZE];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint64_t double_releases, dropped;
 
-uint64_t pw_findings_critical_ms = 10;
+uint64_t pw_findings_critical_ms; /* set by start() from options.critical_ms */
 
 static const char *const kind_names[PW_FINDING_KINDS] = {
     [PW_FINDING_DOUBLE_RELEASE] = "double_release",
@@ -44,9 +44,9 @@ pw_finding_kind_name(enum pw_finding_kind kind)
 static uint32_t
 hash(enum pw_finding_kind kind, uint32_t site, uintptr_t call, uint32_t detail)
 {
-    uint64_t h = (uint64_t)call * 0x9E3779B97F4A7C15ull ^ ((uint64_t)site << 20) ^ ((uint64_t)kind << 8) ^ detail;
+    uint64_t h = (uint64_t)call * PW_HASH_GOLDEN ^ ((uint64_t)site << 20) ^ ((uint64_t)kind << 8) ^ detail;
     h ^= h >> 29;
-    return (uint32_t)(h * 0xC2B2AE3D27D4EB4Full >> 40) & (INDEX_SIZE - 1);
+    return (uint32_t)(h * PW_HASH_MIX2 >> 40) & (INDEX_SIZE - 1);
 }
 
 static bool

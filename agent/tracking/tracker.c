@@ -11,8 +11,8 @@
 
 jvmtiEnv *pw_tracker_jvmti;
 bool pw_tracker_attached_late;
-int pw_tracker_stack_depth = 16;
-int pw_tracker_java_depth = 8;
+int pw_tracker_stack_depth; /* set by start() from options.stack, before any Get */
+int pw_tracker_java_depth;
 bool pw_tracker_checked_jni;
 
 /* The native method the JVM says this thread is in (its innermost Java
@@ -134,8 +134,8 @@ pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
         m = method_without_frame(env, t, ret);
         f = pw_thread_top(t);
     }
-    uintptr_t h = ((uintptr_t)ret ^ ((uintptr_t)m >> 4) ^ fn) * 0x9E3779B97F4A7C15ull;
-    struct pw_site_cache_entry *e = &t->site_cache[h >> (64 - 6)];
+    uintptr_t h = ((uintptr_t)ret ^ ((uintptr_t)m >> 4) ^ fn) * PW_HASH_GOLDEN;
+    struct pw_site_cache_entry *e = &t->site_cache[PW_HASH_TOP(h, PW_SITE_CACHE_BITS)];
     /* Native frames can be walked safely up to the method's entry (a
      * thunked method) or to the thread's start (a native thread). */
     bool bounded = f != NULL || m == &pw_method_native_thread;

@@ -52,8 +52,10 @@ PW_HIDDEN struct pw_release pw_track_release(struct pw_thread *t, uint32_t fn, c
                                              void *call);
 
 /* Set at start when -Xcheck:jni is on: the checker would abort on a
- * reference the application has deleted, so identity checks that use the
- * Get's reference are skipped. */
+ * reference the application has deleted (src/hotspot/share/prims/
+ * jniCheck.cpp validates every handle and reports a bad one with
+ * ReportJNIFatalError), so identity checks that use the Get's reference are
+ * skipped. */
 PW_HIDDEN extern bool pw_tracker_checked_jni;
 
 #endif

@@ -274,17 +274,26 @@ def case_usage(ctx):
         (('attach', '1', '2'), "unexpected argument '2'"),
         (('attach', '1', '--bogus'), "unknown option '--bogus'"),
         (('attach', '1', '--format'), "needs a value"),
-        (('attach', '1', '--format', 'xml'), "--format takes text or json, not 'xml'"),
-        (('attach', '1', '--exitcode', '0'), '--exitcode takes a status from 1 to 255'),
-        (('attach', '1', '--exitcode', '256'), '--exitcode takes a status from 1 to 255'),
-        (('attach', '1', '--threshold', '-1'), '--threshold takes a count'),
-        (('attach', '1', '--interval', '1.2345'), '--interval takes seconds'),
+        # Agent options are checked by the agent's own parser: its words.
+        (('attach', '1', '--format', 'xml'), "bad value 'xml' for option 'format' (expected text|json|collapsed)"),
+        (('attach', '1', '--exitcode', '0'), "bad value '0' for option 'exitcode'"),
+        (('attach', '1', '--exitcode', '256'), "bad value '256' for option 'exitcode'"),
+        (('attach', '1', '--threshold', '-1'), "bad value '-1' for option 'threshold'"),
+        (('attach', '1', '--interval', '1.2345'), "bad value '1.2345' for option 'interval'"),
+        # Under the agent's 10 ms floor: once let through, then refused by the agent.
+        (('attach', '1', '--interval', '0.005'), "bad value '0.005' for option 'interval'"),
+        (('attach', '1', '--stack', '65'), "bad value '65' for option 'stack'"),
+        (('attach', '1', '--critical-ms', 'x'), "bad value 'x' for option 'critical_ms'"),
+        (('attach', '1', '--options', 'stack=3,bogus=1'), "unknown option 'bogus'"),
+        (('attach', '1', '--options', 'dump'), "'dump' asks a running agent for a report"),
+        (('attach', '1', '--format', 'json,stack=3'), 'cannot take a value with a comma'),
         (('attach', '1', '--timeout', '0'), '--timeout takes whole seconds'),
         (('attach', '1', '--file', 'a,b'), 'cannot take a path with a comma'),
         (('dump',), 'dump: missing PID'),
-        (('dump', '1', '--format', 'yaml'), "--format takes text, json or collapsed, not 'yaml'"),
+        (('dump', '1', '--format', 'yaml'), "bad value 'yaml' for option 'format' (expected text|json|collapsed)"),
         (('run',), 'missing the java command'),
-        (('run', '--exitcode', 'x', '--', 'java'), '--exitcode takes a status'),
+        (('run', '--exitcode', 'x', '--', 'java'), "bad value 'x' for option 'exitcode'"),
+        (('run', '--timeout', '3', '--', 'java'), "unknown option '--timeout'"),
         (('report',), 'missing the JSON Lines file'),
         (('report', 'a.jsonl', '-o'), "needs a value"),
         (('report', 'a', 'b'), "unexpected argument 'b'"),
@@ -297,6 +306,25 @@ def case_usage(ctx):
             one_line_error(status, out, err, re.escape(pattern), want_status=2)
         except Fail as e:
             raise Fail('pinwatch %s: %s' % (' '.join(args), e))
+
+    # What the agent accepts passes: run puts -agentpath:...=OPTIONS right
+    # after the program, here echo, which prints it.
+    for args, flag in (
+            (('--format', 'collapsed', '--stack', '4'), 'format=collapsed,stack=4'),
+            (('--critical-ms', '5', '--interval', '0.01'), 'critical_ms=5,interval=0.01'),
+            (('--javastack', '0', '--options', 'threshold=0'), 'javastack=0,threshold=0')):
+        argv = ('run',) + args + ('--', shutil.which('echo') or '/bin/echo')
+        status, out, err = ctx.pw(*argv)
+        expect(status == 0 and err == '' and out.startswith('-agentpath:') and out.endswith('=' + flag + '\n'),
+               'pinwatch %s: status %d, stdout %r, stderr %r (expected -agentpath:...=%s)',
+               ' '.join(argv), status, out, err, flag)
+    # Every row of the agent's table is offered, with its default as the agent says it.
+    status, text, _ = ctx.pw('help', 'attach')
+    for key in ('file', 'format', 'stack', 'javastack', 'critical_ms', 'threshold', 'interval', 'exitcode',
+                'suppress'):
+        expect(re.search(r'^  --%s ' % key, text, re.M), 'help attach does not offer --%s', key)
+    expect(re.search(r'--threshold N .*\(default: 10000\)', ' '.join(text.split())),
+           'help attach: --threshold without its default 10000')
 
 
 DIFF_AB = """\
@@ -493,10 +521,15 @@ def case_attach(ctx):
     expect_figures(dumps[0], 10, 7, acquired_evals=40)
     expect(leftovers == [], 'dump left temporary files in /tmp: %s', leftovers)
 
-    # No agent there yet: dump refuses; bad options: the agent's code 1.
+    # No agent there yet: dump refuses.  A bad option is refused here, by the
+    # agent's own parser, before the JVM is touched; a suppression file the
+    # JVM cannot read passes here and is refused there: the agent's code 1.
     status, out, err = ctx.pw('dump', other.pid)
     one_line_error(status, out, err, r'pinwatch is not running in JVM %d' % other.pid, 1)
     status, out, err = ctx.pw('attach', other.pid, '--options', 'bogus=1')
+    one_line_error(status, out, err, r"unknown option 'bogus'", 2)
+    expect('[pinwatch]' not in other.stderr(), 'a refused command line reached the JVM: %s', other.stderr())
+    status, out, err = ctx.pw('attach', other.pid, '--suppress', ctx.path('no-such-rules.txt'))
     one_line_error(status, out, err, r'JVM %d: the agent returned 1: bad options' % other.pid, 1)
     expect('[pinwatch] ERROR' in other.stderr(), 'no [pinwatch] ERROR line on the JVM\'s stderr')
     # The refused agent left nothing behind: a good attach still works.

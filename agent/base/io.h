@@ -1,0 +1,11 @@
+/* Writes that finish: write(2) again after a short write or EINTR, so that a
+ * report (or a command's output) reaches its file whole. */
+#ifndef PW_IO_H
+#define PW_IO_H
+
+#include "pinwatch.h"
+
+/* False, with errno set, when fd took less than len bytes. */
+PW_HIDDEN bool pw_write_all(int fd, const void *data, size_t len);
+
+#endif
