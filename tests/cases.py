@@ -1104,6 +1104,75 @@ def case_findings(ctx):
            json.dumps(tail['sites'])[:600])
 
 
+# JNI functions later JDKs appended to JDK 17's table, and the last of JDK
+# 17's: (call, count inside the critical, JNI version that added it, marker).
+NEWER_JNI = [
+    ('GetModule', 2, 0x00090000, 'newer-jni-module'),
+    ('IsVirtualThread', 3, 0x00150000, 'newer-jni-virtual'),
+    ('GetStringUTFLengthAsLong', 5, 0x00180000, 'newer-jni-utf-length'),
+]
+
+
+def _jni_version_of(feature):
+    """The JNI version a JDK's GetVersion reports (its jni.h's newest)."""
+    if feature >= 24:
+        return 0x00180000
+    if feature >= 21:
+        return 0x00150000
+    if feature >= 19:
+        return feature << 16
+    return 0x000a0000
+
+
+def _java_feature(ctx):
+    out = subprocess.run([ctx.java, '-XshowSettings:properties', '-version'], env=ctx.env,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, universal_newlines=True,
+                         timeout=JVM_TIMEOUT).stdout
+    m = re.search(r'^\s*java\.specification\.version = (\d+)\s*$', out, re.M)
+    expect(m, 'java -XshowSettings:properties printed no java.specification.version:\n%s',
+           out[-2000:])
+    return int(m.group(1))
+
+
+def case_newer_jni(ctx):
+    """The guard covers the JNI functions of the running JVM's table, those
+    newer than the jni.h pinwatch is compiled against included."""
+    feature = _java_feature(ctx)
+    run = ctx.run_java('NewerJni')
+    expect('DONE' in run.stdout, 'fixture did not print DONE')
+    m = re.search(r'^JNI_VERSION (0x[0-9a-f]{8})$', run.stdout, re.M)
+    expect(m, 'fixture printed no JNI_VERSION line')
+    version = int(m.group(1), 16)
+    expect(version == _jni_version_of(feature), 'JDK %d: GetVersion expected 0x%08x, got 0x%08x',
+           feature, _jni_version_of(feature), version)
+    _, last = load_report(ctx.report_path(), extended=True)
+    found = _findings(last)
+    pins = 0
+    for call, count, since, marker in NEWER_JNI:
+        if version < since:
+            mine = [f for f in found if f['call'] == call]
+            expect(not mine, 'JNI 0x%08x has no %s, yet there are findings for it: %s', version,
+                   call, mine)
+            print('JNI 0x%08x (JDK %d) has no %s: not called, no finding' % (version, feature, call))
+            continue
+        f = _finding(found, 'jni_in_critical', 'NewerJni.inCritical', call)
+        got = (f['signature'], f['function'], f['count'])
+        want = ('([IILjava/lang/Object;)J', 'GetPrimitiveArrayCritical', count)
+        expect(got == want, 'finding jni_in_critical call %s: (signature, function, count) '
+               'expected %s, got %s', call, want, got)
+        symbol = fixture_symbol('NewerJni', 'inCritical')
+        _expect_site_line(ctx, f, 'acquire', symbol, 'newer-jni-get')
+        _expect_site_line(ctx, f, 'call', symbol, marker)
+        pins += count
+    calls = [c for c, _, since, _ in NEWER_JNI if version >= since]
+    others = ['%s %s %s x%d' % (f['kind'], f['method'], f['call'], f['count'])
+              for f in found if f['call'] not in calls]
+    expect(not others, 'findings the fixture did not cause: %s', others)
+    expect_row(last, 'NewerJni.inCritical', 'GetPrimitiveArrayCritical', '([IILjava/lang/Object;)J',
+               acquired=pins, released=pins, live=0, live_bytes=0)
+
+
 def case_double_release_safe(ctx):
     plain = ctx.run_java('DoubleRelease', with_agent=False, expect_rc=None, may_crash=True)
     expect('START' in plain.stdout, 'without the agent: the fixture never started')
@@ -1306,6 +1375,7 @@ CASES = {
     'suppress': case_suppress,
     'options-soak': case_options_soak,
     'findings': case_findings,
+    'newer-jni': case_newer_jni,
     'double-release-safe': case_double_release_safe,
     'stacks': case_stacks,
     'collapsed': case_collapsed,

@@ -40,7 +40,7 @@ static void JNICALL
 on_vm_start(jvmtiEnv *env, JNIEnv *jni)
 {
     pw_methods_name_all(env);
-    if (!pw_jni_hooks_install(env))
+    if (!pw_jni_hooks_install(env, jni))
         pw_log_error("JNI functions not intercepted: pins will not be counted");
 }
 
@@ -204,11 +204,13 @@ start(JavaVM *vm, const char *text, bool attached)
             goto failed;
         }
     }
-    if (attached && !pw_jni_hooks_install(env))
-        goto failed;
     if (attached) {
         JNIEnv *jni = NULL;
-        if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) == JNI_OK)
+        if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) != JNI_OK)
+            jni = NULL;
+        if (!pw_jni_hooks_install(env, jni))
+            goto failed;
+        if (jni != NULL)
             pw_rebind_loaded(env, jni);
     }
     return PINWATCH_OK;

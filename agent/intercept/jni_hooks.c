@@ -1,6 +1,7 @@
 #include "jni_hooks.h"
 #include "findings.h"
 #include "jni_guard.h"
+#include "jni_table.h"
 #include "log.h"
 #include "tracker.h"
 
@@ -380,8 +381,35 @@ pw_jni_real(void)
     return &real;
 }
 
+/* The JVM's table is the JVM's struct JNINativeInterface_, not the one of
+ * the jni.h pinwatch was compiled against: HotSpot's GetJNIFunctionTable
+ * (prims/jvmtiEnv.cpp) hands back a jvmtiMalloc'd copy of
+ * sizeof(jniNativeInterface) of its own build, and SetJNIFunctionTable has
+ * copy_jni_function_table (prims/jni.cpp) store that many slots back, one
+ * pointer at a time.  How many that is follows from the JNI version the
+ * JVM's GetVersion reports; nothing past it is read or written. */
+static uint32_t
+jvm_table_slots(const struct JNINativeInterface_ *table, JNIEnv *jni)
+{
+    if (jni == NULL) {
+        uint32_t slots = pw_jni_table_slots(JNI_VERSION_9, NULL);
+        pw_log_warn("no JNIEnv to ask the JNI version: JNI functions past the first %u are not "
+                    "checked for calls inside critical regions", slots);
+        return slots;
+    }
+    jint version = table->GetVersion(jni);
+    bool known = true;
+    uint32_t slots = pw_jni_table_slots(version, &known);
+    if (slots == 0)
+        pw_log_error("JNI version 0x%08x is older than 1.6: not supported", (unsigned)version);
+    else if (!known)
+        pw_log_warn("JNI version 0x%08x is newer than pinwatch knows: JNI functions past the first %u "
+                    "are not checked for calls inside critical regions", (unsigned)version, slots);
+    return slots;
+}
+
 bool
-pw_jni_hooks_install(jvmtiEnv *jvmti)
+pw_jni_hooks_install(jvmtiEnv *jvmti, JNIEnv *jni)
 {
     if (atomic_exchange(&installed, true))
         return true;
@@ -392,8 +420,15 @@ pw_jni_hooks_install(jvmtiEnv *jvmti)
         atomic_store(&installed, false);
         return false;
     }
-    memcpy(&real, table, sizeof(real));
-    pw_jni_guard_install(table);
+    uint32_t slots = jvm_table_slots(table, jni);
+    if (slots == 0) {
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)table);
+        atomic_store(&installed, false);
+        return false;
+    }
+    size_t known = (size_t)slots * sizeof(void *);
+    memcpy(&real, table, known < sizeof(real) ? known : sizeof(real));
+    pw_jni_guard_install((void **)table, slots);
 #define HOOK(name) table->name = hook_##name
     HOOK(GetBooleanArrayElements);
     HOOK(ReleaseBooleanArrayElements);

@@ -6,8 +6,9 @@
 #include "pinwatch.h"
 
 /* Installs the wrappers once per process; a second call (the library loaded
- * again) returns true without wrapping the wrappers. */
-PW_HIDDEN bool pw_jni_hooks_install(jvmtiEnv *jvmti);
+ * again) returns true without wrapping the wrappers.  jni is the calling
+ * thread's, to ask the JVM's JNI version (and so its table's size). */
+PW_HIDDEN bool pw_jni_hooks_install(jvmtiEnv *jvmti, JNIEnv *jni);
 
 /* The functions as the JVM had them, for the agent's own JNI calls: they
  * never come back into the wrappers.  Valid once installed. */

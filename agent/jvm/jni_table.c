@@ -1,0 +1,28 @@
+#include "jni_table.h"
+#include "jni_function_names.h"
+
+_Static_assert(PW_JNI_MAX_SLOTS == PW_JNI_SLOTS, "jni_table.h and jni_function_names.h disagree");
+/* The compiled-against jni.h (JDK 17's, or a later one) is a prefix of the
+ * list: every slot it names is named. */
+_Static_assert(sizeof(struct JNINativeInterface_) <= PW_JNI_SLOTS * sizeof(void *),
+               "jni.h has slots jni_function_names.h does not name");
+_Static_assert(offsetof(struct JNINativeInterface_, GetModule) / sizeof(void *) == 233,
+               "jni_function_names.h does not match this jni.h");
+
+const char *
+pw_jni_slot_name(uint32_t slot)
+{
+    return slot < PW_JNI_SLOTS ? pw_jni_function_names[slot] : "?";
+}
+
+uint32_t
+pw_jni_table_slots(jint version, bool *newest_known)
+{
+    size_t n = sizeof(pw_jni_table_sizes) / sizeof(pw_jni_table_sizes[0]);
+    uint32_t slots = 0;
+    for (size_t i = 0; i < n && version >= pw_jni_table_sizes[i].version; i++)
+        slots = pw_jni_table_sizes[i].slots;
+    if (newest_known != NULL)
+        *newest_known = version <= pw_jni_table_sizes[n - 1].version;
+    return slots;
+}

@@ -1,0 +1,23 @@
+/* The layout of the JVM's JNI function table: the name of each slot, and
+ * how many slots the running JVM's table has.  JDK 17's jni.h, which the
+ * agent is compiled against, describes only the first 234; later JDKs
+ * append (IsVirtualThread in JNI 21, GetStringUTFLengthAsLong in JNI 24). */
+#ifndef PW_JNI_TABLE_H
+#define PW_JNI_TABLE_H
+
+#include "pinwatch.h"
+
+/* Slots pinwatch can name and guard: the newest JNI version it knows. */
+#define PW_JNI_MAX_SLOTS 236
+
+/* "GetObjectClass" for a slot of the JNI function table, "?" past the
+ * known ones. */
+PW_HIDDEN const char *pw_jni_slot_name(uint32_t slot);
+
+/* Slots in the table of a JVM whose GetVersion returns version; 0 for a
+ * version older than JNI 1.6.  A version newer than every known one gets
+ * the newest known table, which its own can only extend; *newest_known,
+ * when not NULL, says whether version is not past the newest known. */
+PW_HIDDEN uint32_t pw_jni_table_slots(jint version, bool *newest_known);
+
+#endif
