@@ -20,7 +20,7 @@ import sys
 import time
 import traceback
 
-from jvmtest import (JVM_TIMEOUT, SKIP, Context, JvmRun, Session, TestFailure, check_series,
+from jvmtest import (FIXTURE_PKG, JVM_TIMEOUT, SKIP, Context, JvmRun, Session, TestFailure, check_series,
                      expect, expect_row, find_row, jcmd_return_code, load_report,
                      modified_utf8_size, read_dumps, row_name, rows_of, source_line, tail)
 
@@ -533,6 +533,96 @@ def case_leaked_held(ctx):
                       'pw-site: leaked-held-long')
     _expect_leak_line(ctx, lines, method, 'GetIntArrayElements', 10, 10 * 257 * 4,
                       'pw-site: leaked-held-int')
+
+
+# Two carriers for thousands of virtual threads: each one's calls land on
+# either, so a pin taken on one is often released on the other.
+VIRTUAL_THREADS = 2000
+VIRTUAL_FLAGS = ['-Djdk.virtualThreadScheduler.parallelism=2',
+                 '-Djdk.virtualThreadScheduler.maxPoolSize=2']
+# Per virtual thread (VirtualThreads.java): leaks, balanced pairs, take/give
+# pairs across a yield, plus the one held across the dump.
+VT_LEAKS, VT_BALANCED, VT_SPLITS = 2, 3, 3
+
+
+def case_virtual_threads(ctx):
+    """pinwatch's thread state is per OS thread, i.e. per carrier: a pin
+    taken in one native call of a virtual thread and released in a later
+    one is leaked when the first call returns, and released from whichever
+    carrier the virtual thread runs on by then.  Counts must stay exact."""
+    feature = _java_feature(ctx)
+    if feature < 21:
+        print('SKIP: virtual threads need JDK 21 or later; %s is JDK %d' % (ctx.jdk_name, feature))
+        raise SystemExit(SKIP)
+    n = VIRTUAL_THREADS
+    report = ctx.report_path()
+    argv = ctx.java_argv('VirtualThreads', args=[str(n)], jvm_args=VIRTUAL_FLAGS)
+    with Session(ctx, argv) as s:
+        s.run.report_path = report
+        m = s.wait_for(r'^HOLDING (\d+)$')
+        expect(int(m.group(1)) == s.pid, 'fixture pid %s is not the java process %d',
+               m.group(1), s.pid)
+        s.jcmd('JVMTI.data_dump')
+        _wait_for_dump(report, 'jcmd', 'jcmd JVMTI.data_dump')
+        s.send('go')
+        rc = s.finish()
+    expect(rc == 0, 'JVM exit status: expected 0, got %s', rc)
+    out = s.stdout_text()
+    expect('DONE' in out, 'fixture did not print DONE')
+    m = re.search(r'^MOVED (\d+) (\d+)$', out, re.M)
+    expect(m, 'fixture printed no MOVED line')
+    moved, pairs = int(m.group(1)), int(m.group(2))
+    expect(pairs == n * (VT_SPLITS + 1), 'take/give pairs: expected %d, got %d',
+           n * (VT_SPLITS + 1), pairs)
+    # The point of the case: releases from another carrier than the Get's.
+    expect(moved > 0, 'no take/give pair of %d changed carriers: the case proves nothing', pairs)
+    m = re.search(r'^CARRIERS (\d+)$', out, re.M)
+    expect(m and 1 <= int(m.group(1)) <= 2, 'carriers: expected 1 or 2 (parallelism=2), got %s',
+           m.group(1) if m else None)
+    print('%d virtual threads on %s carriers: %d of %d take/give pairs changed carriers'
+          % (n, m.group(1), moved, pairs))
+
+    dumps, last = load_report(report, extended=True)
+    check_series(dumps)
+    jcmds = [d for d in dumps if d['reason'] == 'jcmd']
+    expect(len(jcmds) == 1, 'expected exactly one "jcmd" dump, got %d', len(jcmds))
+    leaks, balanced, splits = n * VT_LEAKS, n * VT_BALANCED, n * (VT_SPLITS + 1)
+    take_sig = '([B[I)J'
+    # Every virtual thread is parked holding the pin its last take() took:
+    # that call returned, so the pin is leaked, not held.
+    expect_row(jcmds[0], 'VirtualThreads.take', 'GetByteArrayElements', take_sig,
+               acquired=splits, released=splits - n, live=n, leaked=n, held=0, live_bytes=n * 37)
+    for dump in (jcmds[0], last):
+        expect_row(dump, 'VirtualThreads.leak', 'GetIntArrayElements', '([I)I', acquired=leaks,
+                   released=0, live=leaks, leaked=leaks, held=0, live_bytes=leaks * 29 * 4)
+        expect_row(dump, 'VirtualThreads.balanced', 'GetLongArrayElements', '([J)I',
+                   acquired=balanced, released=balanced, live=0, leaked=0, held=0)
+    # ... and every one of them came back, many from another carrier.
+    row = expect_row(last, 'VirtualThreads.take', 'GetByteArrayElements', take_sig,
+                     acquired=splits, released=splits, live=0, leaked=0, held=0, live_bytes=0)
+    # The Java callers are the virtual thread's own frames.
+    callers = [(s.get('java_stack') or [{}])[0].get('method') for s in row['sites']]
+    expect(callers == [FIXTURE_PKG + 'VirtualThreads.split'],
+           'take: the java_stack of its one site should start at VirtualThreads.split, got %s',
+           callers)
+    ours = {'pinwatch.fixtures.VirtualThreads.' + m for m in ('take', 'leak', 'balanced')}
+    others = [row_name(r) for r in last['rows']
+              if r['method'].startswith(FIXTURE_PKG) and r['method'] not in ours]
+    expect(not others, 'rows the fixture did not cause: %s', others)
+    for dump, live in ((jcmds[0], leaks + n), (last, leaks)):
+        t = dump['totals']
+        got = {k: t[k] for k in ('live', 'leaked', 'held', 'unmatched_releases', 'double_releases',
+                                 'lost', 'findings')}
+        want = {'live': live, 'leaked': live, 'held': 0, 'unmatched_releases': 0,
+                'double_releases': 0, 'lost': 0, 'findings': 0}
+        expect(got == want, 'dump reason=%s totals: expected %s, got %s', dump['reason'], want, got)
+    # A pin leaked at return is announced once per site, here at take().
+    lines = [m for m in _leak_lines(s.stderr_text()) if m.group(1).startswith(FIXTURE_PKG)]
+    got = sorted((m.group(1), m.group(3)) for m in lines)
+    want = [(FIXTURE_PKG + 'VirtualThreads.leak', 'GetIntArrayElements'),
+            (FIXTURE_PKG + 'VirtualThreads.take', 'GetByteArrayElements')]
+    expect(got == want, 'LEAK lines: expected one each for %s, got %s', want,
+           [m.group(0) for m in lines])
 
 
 def _slow_leak(ctx, options, count, pause_ms, tail_ms):
@@ -1376,6 +1466,7 @@ CASES = {
     'options-soak': case_options_soak,
     'findings': case_findings,
     'newer-jni': case_newer_jni,
+    'virtual-threads': case_virtual_threads,
     'double-release-safe': case_double_release_safe,
     'stacks': case_stacks,
     'collapsed': case_collapsed,
