@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 static jvmtiEnv *jvmti;
+static JavaVM *java_vm;
 static struct pw_options options;
 static atomic_bool running;
 static int exit_status_override;
@@ -40,7 +41,7 @@ static void JNICALL
 on_vm_start(jvmtiEnv *env, JNIEnv *jni)
 {
     pw_methods_name_all(env);
-    if (!pw_jni_hooks_install(env, jni))
+    if (!pw_jni_hooks_install(env, java_vm))
         pw_log_error("JNI functions not intercepted: pins will not be counted");
 }
 
@@ -185,6 +186,7 @@ start(JavaVM *vm, const char *text, bool attached)
     if (options.exitcode != 0)
         atexit(apply_exit_status);
     jvmti = env;
+    java_vm = vm;
     pw_tracker_jvmti = env;
     pw_tracker_attached_late = attached;
     pw_tracker_stack_depth = options.stack;
@@ -204,13 +206,11 @@ start(JavaVM *vm, const char *text, bool attached)
             goto failed;
         }
     }
+    if (attached && !pw_jni_hooks_install(env, vm))
+        goto failed;
     if (attached) {
         JNIEnv *jni = NULL;
-        if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) != JNI_OK)
-            jni = NULL;
-        if (!pw_jni_hooks_install(env, jni))
-            goto failed;
-        if (jni != NULL)
+        if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) == JNI_OK)
             pw_rebind_loaded(env, jni);
     }
     return PINWATCH_OK;

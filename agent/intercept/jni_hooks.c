@@ -387,17 +387,17 @@ pw_jni_real(void)
  * sizeof(jniNativeInterface) of its own build, and SetJNIFunctionTable has
  * copy_jni_function_table (prims/jni.cpp) store that many slots back, one
  * pointer at a time.  How many that is follows from the JNI version the
- * JVM's GetVersion reports; nothing past it is read or written. */
+ * JVM implements; nothing past it is read or written. */
 static uint32_t
-jvm_table_slots(const struct JNINativeInterface_ *table, JNIEnv *jni)
+jvm_table_slots(JavaVM *vm)
 {
-    if (jni == NULL) {
+    jint version = pw_jni_version(vm);
+    if (version == 0) {
         uint32_t slots = pw_jni_table_slots(JNI_VERSION_9, NULL);
-        pw_log_warn("no JNIEnv to ask the JNI version: JNI functions past the first %u are not "
+        pw_log_warn("the JVM did not say its JNI version: JNI functions past the first %u are not "
                     "checked for calls inside critical regions", slots);
         return slots;
     }
-    jint version = table->GetVersion(jni);
     bool known = true;
     uint32_t slots = pw_jni_table_slots(version, &known);
     if (slots == 0)
@@ -409,7 +409,7 @@ jvm_table_slots(const struct JNINativeInterface_ *table, JNIEnv *jni)
 }
 
 bool
-pw_jni_hooks_install(jvmtiEnv *jvmti, JNIEnv *jni)
+pw_jni_hooks_install(jvmtiEnv *jvmti, JavaVM *vm)
 {
     if (atomic_exchange(&installed, true))
         return true;
@@ -420,7 +420,7 @@ pw_jni_hooks_install(jvmtiEnv *jvmti, JNIEnv *jni)
         atomic_store(&installed, false);
         return false;
     }
-    uint32_t slots = jvm_table_slots(table, jni);
+    uint32_t slots = jvm_table_slots(vm);
     if (slots == 0) {
         (*jvmti)->Deallocate(jvmti, (unsigned char *)table);
         atomic_store(&installed, false);

@@ -6,9 +6,10 @@
 #include "pinwatch.h"
 
 /* Installs the wrappers once per process; a second call (the library loaded
- * again) returns true without wrapping the wrappers.  jni is the calling
- * thread's, to ask the JVM's JNI version (and so its table's size). */
-PW_HIDDEN bool pw_jni_hooks_install(jvmtiEnv *jvmti, JNIEnv *jni);
+ * again) returns true without wrapping the wrappers.  The calling thread
+ * must be attached to vm, which is asked its JNI version (and so the size
+ * of its table). */
+PW_HIDDEN bool pw_jni_hooks_install(jvmtiEnv *jvmti, JavaVM *vm);
 
 /* The functions as the JVM had them, for the agent's own JNI calls: they
  * never come back into the wrappers.  Valid once installed. */

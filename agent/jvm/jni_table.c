@@ -26,3 +26,23 @@ pw_jni_table_slots(jint version, bool *newest_known)
         *newest_known = version <= pw_jni_table_sizes[n - 1].version;
     return slots;
 }
+
+/* JNI versions are the JDK's feature release in the upper half since JDK 9
+ * (JNI_VERSION_21 = 0x00150000); before that, 1.x.  Probing releases well
+ * past the newest known lets a newer JVM be noticed. */
+#define NEWEST_PROBED 0x00400000
+#define FEATURE_STEP 0x00010000
+
+jint
+pw_jni_version(JavaVM *vm)
+{
+    static const jint before_9[] = {JNI_VERSION_1_8, JNI_VERSION_1_6};
+    void *env = NULL;
+    for (jint v = NEWEST_PROBED; v >= JNI_VERSION_9; v -= FEATURE_STEP)
+        if ((*vm)->GetEnv(vm, &env, v) == JNI_OK)
+            return v;
+    for (size_t i = 0; i < sizeof(before_9) / sizeof(before_9[0]); i++)
+        if ((*vm)->GetEnv(vm, &env, before_9[i]) == JNI_OK)
+            return before_9[i];
+    return 0;
+}

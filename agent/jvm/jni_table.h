@@ -14,6 +14,12 @@
  * known ones. */
 PW_HIDDEN const char *pw_jni_slot_name(uint32_t slot);
 
+/* The newest JNI version the JVM implements, asked through GetEnv (which
+ * accepts exactly those); 0 when the calling thread is not attached.
+ * Makes no JNI call: under -Xcheck:jni even GetVersion, made at VMStart,
+ * has the checker warn about the local references of JVM start-up. */
+PW_HIDDEN jint pw_jni_version(JavaVM *vm);
+
 /* Slots in the table of a JVM whose GetVersion returns version; 0 for a
  * version older than JNI 1.6.  A version newer than every known one gets
  * the newest known table, which its own can only extend; *newest_known,
