@@ -5,7 +5,8 @@
              --jar pwfixtures.jar --fixture-lib libpwfixture.so --fixture-src pwfixture.c
 
 Exit status: 0 pass, 1 fail (with expected vs got, the JVM command line and
-its output), 77 skip (JDK not installed).  The expected numbers mirror the
+its output), 77 skip (JDK not installed, or too old for the case: virtual
+threads need JDK 21).  The expected numbers mirror the
 fixtures in tests/fixtures/pinwatch/fixtures/*.java; each count and array
 length is distinct so a pin charged to the wrong row cannot pass.
 """
