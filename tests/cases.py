@@ -5,7 +5,8 @@
              --jar pwfixtures.jar --fixture-lib libpwfixture.so --fixture-src pwfixture.c
 
 Exit status: 0 pass, 1 fail (with expected vs got, the JVM command line and
-its output), 77 skip (JDK not installed).  The expected numbers mirror the
+its output), 77 skip (JDK not installed, or too old for the case: virtual
+threads need JDK 21).  The expected numbers mirror the
 fixtures in tests/fixtures/pinwatch/fixtures/*.java; each count and array
 length is distinct so a pin charged to the wrong row cannot pass.
 """
@@ -20,7 +21,7 @@ import sys
 import time
 import traceback
 
-from jvmtest import (JVM_TIMEOUT, SKIP, Context, JvmRun, Session, TestFailure, check_series,
+from jvmtest import (FIXTURE_PKG, JVM_TIMEOUT, SKIP, Context, JvmRun, Session, TestFailure, check_series,
                      expect, expect_row, find_row, jcmd_return_code, load_report,
                      modified_utf8_size, read_dumps, row_name, rows_of, source_line, tail)
 
@@ -533,6 +534,96 @@ def case_leaked_held(ctx):
                       'pw-site: leaked-held-long')
     _expect_leak_line(ctx, lines, method, 'GetIntArrayElements', 10, 10 * 257 * 4,
                       'pw-site: leaked-held-int')
+
+
+# Two carriers for thousands of virtual threads: each one's calls land on
+# either, so a pin taken on one is often released on the other.
+VIRTUAL_THREADS = 2000
+VIRTUAL_FLAGS = ['-Djdk.virtualThreadScheduler.parallelism=2',
+                 '-Djdk.virtualThreadScheduler.maxPoolSize=2']
+# Per virtual thread (VirtualThreads.java): leaks, balanced pairs, take/give
+# pairs across a yield, plus the one held across the dump.
+VT_LEAKS, VT_BALANCED, VT_SPLITS = 2, 3, 3
+
+
+def case_virtual_threads(ctx):
+    """pinwatch's thread state is per OS thread, i.e. per carrier: a pin
+    taken in one native call of a virtual thread and released in a later
+    one is leaked when the first call returns, and released from whichever
+    carrier the virtual thread runs on by then.  Counts must stay exact."""
+    feature = _java_feature(ctx)
+    if feature < 21:
+        print('SKIP: virtual threads need JDK 21 or later; %s is JDK %d' % (ctx.jdk_name, feature))
+        raise SystemExit(SKIP)
+    n = VIRTUAL_THREADS
+    report = ctx.report_path()
+    argv = ctx.java_argv('VirtualThreads', args=[str(n)], jvm_args=VIRTUAL_FLAGS)
+    with Session(ctx, argv) as s:
+        s.run.report_path = report
+        m = s.wait_for(r'^HOLDING (\d+)$')
+        expect(int(m.group(1)) == s.pid, 'fixture pid %s is not the java process %d',
+               m.group(1), s.pid)
+        s.jcmd('JVMTI.data_dump')
+        _wait_for_dump(report, 'jcmd', 'jcmd JVMTI.data_dump')
+        s.send('go')
+        rc = s.finish()
+    expect(rc == 0, 'JVM exit status: expected 0, got %s', rc)
+    out = s.stdout_text()
+    expect('DONE' in out, 'fixture did not print DONE')
+    m = re.search(r'^MOVED (\d+) (\d+)$', out, re.M)
+    expect(m, 'fixture printed no MOVED line')
+    moved, pairs = int(m.group(1)), int(m.group(2))
+    expect(pairs == n * (VT_SPLITS + 1), 'take/give pairs: expected %d, got %d',
+           n * (VT_SPLITS + 1), pairs)
+    # The point of the case: releases from another carrier than the Get's.
+    expect(moved > 0, 'no take/give pair of %d changed carriers: the case proves nothing', pairs)
+    m = re.search(r'^CARRIERS (\d+)$', out, re.M)
+    expect(m and 1 <= int(m.group(1)) <= 2, 'carriers: expected 1 or 2 (parallelism=2), got %s',
+           m.group(1) if m else None)
+    print('%d virtual threads on %s carriers: %d of %d take/give pairs changed carriers'
+          % (n, m.group(1), moved, pairs))
+
+    dumps, last = load_report(report, extended=True)
+    check_series(dumps)
+    jcmds = [d for d in dumps if d['reason'] == 'jcmd']
+    expect(len(jcmds) == 1, 'expected exactly one "jcmd" dump, got %d', len(jcmds))
+    leaks, balanced, splits = n * VT_LEAKS, n * VT_BALANCED, n * (VT_SPLITS + 1)
+    take_sig = '([B[I)J'
+    # Every virtual thread is parked holding the pin its last take() took:
+    # that call returned, so the pin is leaked, not held.
+    expect_row(jcmds[0], 'VirtualThreads.take', 'GetByteArrayElements', take_sig,
+               acquired=splits, released=splits - n, live=n, leaked=n, held=0, live_bytes=n * 37)
+    for dump in (jcmds[0], last):
+        expect_row(dump, 'VirtualThreads.leak', 'GetIntArrayElements', '([I)I', acquired=leaks,
+                   released=0, live=leaks, leaked=leaks, held=0, live_bytes=leaks * 29 * 4)
+        expect_row(dump, 'VirtualThreads.balanced', 'GetLongArrayElements', '([J)I',
+                   acquired=balanced, released=balanced, live=0, leaked=0, held=0)
+    # ... and every one of them came back, many from another carrier.
+    row = expect_row(last, 'VirtualThreads.take', 'GetByteArrayElements', take_sig,
+                     acquired=splits, released=splits, live=0, leaked=0, held=0, live_bytes=0)
+    # The Java callers are the virtual thread's own frames.
+    callers = [(s.get('java_stack') or [{}])[0].get('method') for s in row['sites']]
+    expect(callers == [FIXTURE_PKG + 'VirtualThreads.split'],
+           'take: the java_stack of its one site should start at VirtualThreads.split, got %s',
+           callers)
+    ours = {'pinwatch.fixtures.VirtualThreads.' + m for m in ('take', 'leak', 'balanced')}
+    others = [row_name(r) for r in last['rows']
+              if r['method'].startswith(FIXTURE_PKG) and r['method'] not in ours]
+    expect(not others, 'rows the fixture did not cause: %s', others)
+    for dump, live in ((jcmds[0], leaks + n), (last, leaks)):
+        t = dump['totals']
+        got = {k: t[k] for k in ('live', 'leaked', 'held', 'unmatched_releases', 'double_releases',
+                                 'lost', 'findings')}
+        want = {'live': live, 'leaked': live, 'held': 0, 'unmatched_releases': 0,
+                'double_releases': 0, 'lost': 0, 'findings': 0}
+        expect(got == want, 'dump reason=%s totals: expected %s, got %s', dump['reason'], want, got)
+    # A pin leaked at return is announced once per site, here at take().
+    lines = [m for m in _leak_lines(s.stderr_text()) if m.group(1).startswith(FIXTURE_PKG)]
+    got = sorted((m.group(1), m.group(3)) for m in lines)
+    want = [(FIXTURE_PKG + 'VirtualThreads.leak', 'GetIntArrayElements'),
+            (FIXTURE_PKG + 'VirtualThreads.take', 'GetByteArrayElements')]
+    expect(got == want, 'LEAK lines: expected one each for %s, got %s', want,
+           [m.group(0) for m in lines])
 
 
 def _slow_leak(ctx, options, count, pause_ms, tail_ms):
@@ -1215,6 +1306,75 @@ def case_findings(ctx):
            json.dumps(tail['sites'])[:600])
 
 
+# JNI functions later JDKs appended to JDK 17's table, and the last of JDK
+# 17's: (call, count inside the critical, JNI version that added it, marker).
+NEWER_JNI = [
+    ('GetModule', 2, 0x00090000, 'newer-jni-module'),
+    ('IsVirtualThread', 3, 0x00150000, 'newer-jni-virtual'),
+    ('GetStringUTFLengthAsLong', 5, 0x00180000, 'newer-jni-utf-length'),
+]
+
+
+def _jni_version_of(feature):
+    """The JNI version a JDK's GetVersion reports (its jni.h's newest)."""
+    if feature >= 24:
+        return 0x00180000
+    if feature >= 21:
+        return 0x00150000
+    if feature >= 19:
+        return feature << 16
+    return 0x000a0000
+
+
+def _java_feature(ctx):
+    out = subprocess.run([ctx.java, '-XshowSettings:properties', '-version'], env=ctx.env,
+                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, universal_newlines=True,
+                         timeout=JVM_TIMEOUT).stdout
+    m = re.search(r'^\s*java\.specification\.version = (\d+)\s*$', out, re.M)
+    expect(m, 'java -XshowSettings:properties printed no java.specification.version:\n%s',
+           out[-2000:])
+    return int(m.group(1))
+
+
+def case_newer_jni(ctx):
+    """The guard covers the JNI functions of the running JVM's table, those
+    newer than the jni.h pinwatch is compiled against included."""
+    feature = _java_feature(ctx)
+    run = ctx.run_java('NewerJni')
+    expect('DONE' in run.stdout, 'fixture did not print DONE')
+    m = re.search(r'^JNI_VERSION (0x[0-9a-f]{8})$', run.stdout, re.M)
+    expect(m, 'fixture printed no JNI_VERSION line')
+    version = int(m.group(1), 16)
+    expect(version == _jni_version_of(feature), 'JDK %d: GetVersion expected 0x%08x, got 0x%08x',
+           feature, _jni_version_of(feature), version)
+    _, last = load_report(ctx.report_path(), extended=True)
+    found = _findings(last)
+    pins = 0
+    for call, count, since, marker in NEWER_JNI:
+        if version < since:
+            mine = [f for f in found if f['call'] == call]
+            expect(not mine, 'JNI 0x%08x has no %s, yet there are findings for it: %s', version,
+                   call, mine)
+            print('JNI 0x%08x (JDK %d) has no %s: not called, no finding' % (version, feature, call))
+            continue
+        f = _finding(found, 'jni_in_critical', 'NewerJni.inCritical', call)
+        got = (f['signature'], f['function'], f['count'])
+        want = ('([IILjava/lang/Object;)J', 'GetPrimitiveArrayCritical', count)
+        expect(got == want, 'finding jni_in_critical call %s: (signature, function, count) '
+               'expected %s, got %s', call, want, got)
+        symbol = fixture_symbol('NewerJni', 'inCritical')
+        _expect_site_line(ctx, f, 'acquire', symbol, 'newer-jni-get')
+        _expect_site_line(ctx, f, 'call', symbol, marker)
+        pins += count
+    calls = [c for c, _, since, _ in NEWER_JNI if version >= since]
+    others = ['%s %s %s x%d' % (f['kind'], f['method'], f['call'], f['count'])
+              for f in found if f['call'] not in calls]
+    expect(not others, 'findings the fixture did not cause: %s', others)
+    expect_row(last, 'NewerJni.inCritical', 'GetPrimitiveArrayCritical', '([IILjava/lang/Object;)J',
+               acquired=pins, released=pins, live=0, live_bytes=0)
+
+
 def case_double_release_safe(ctx):
     plain = ctx.run_java('DoubleRelease', with_agent=False, expect_rc=None, may_crash=True)
     expect('START' in plain.stdout, 'without the agent: the fixture never started')
@@ -1419,6 +1579,8 @@ CASES = {
     'suppress': case_suppress,
     'options-soak': case_options_soak,
     'findings': case_findings,
+    'newer-jni': case_newer_jni,
+    'virtual-threads': case_virtual_threads,
     'double-release-safe': case_double_release_safe,
     'stacks': case_stacks,
     'collapsed': case_collapsed,

@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""jni-function-names: agent/jni_function_names.h must list the slots of
-JDK 17's struct JNINativeInterface_ exactly, in order (reserved0-3 first):
-the jni_in_critical finding names a JNI function by its slot.  A later
-JDK's table may only append to JDK 17's; slots it appends are printed, as
-the agent (built against JDK 17) neither names nor guards them.
+"""jni-function-names: agent/jvm/jni_function_names.h must list the slots
+of struct JNINativeInterface_ exactly, in order (reserved0-3 first): the
+jni_in_critical finding names a JNI function by its slot, and the guard
+covers the slots the running JVM's table has.  Each JDK's jni.h must be a
+prefix of the list (JDK 17's is the oldest, later JDKs only append), and
+pw_jni_table_sizes must give, for the newest JNI_VERSION_* a jni.h defines
+(the version that JDK's GetVersion reports), exactly that jni.h's number of
+slots.
 
-    check_jni_names.py agent/jni_function_names.h --jdk jdk17=DIR [--jdk jdk25=DIR]
+    check_jni_names.py agent/jvm/jni_function_names.h --jdk jdk17=DIR [--jdk jdk25=DIR ...]
 
 Exit status 0 pass, 1 fail, 77 skip (JDK 17's jni.h not found).
 """
@@ -48,21 +51,48 @@ def jni_slots(path):
     return names
 
 
+def newest_version(path):
+    """The largest JNI_VERSION_* jni.h defines."""
+    with open(path, encoding='utf-8', errors='replace') as f:
+        text = strip_comments(f.read())
+    versions = [int(v, 16) for v in
+                re.findall(r'#\s*define\s+JNI_VERSION_\w+\s+(0x[0-9a-fA-F]+)', text)]
+    if not versions:
+        raise ValueError('%s: no JNI_VERSION_* defined' % path)
+    return max(versions)
+
+
 def header_names(path):
-    """The strings of pw_jni_function_names[] and PW_JNI_SLOTS."""
+    """PW_JNI_SLOTS, the strings of pw_jni_function_names[] and the
+    (version, slots) pairs of pw_jni_table_sizes[]."""
     with open(path, encoding='utf-8') as f:
         text = strip_comments(f.read())
     slots = re.search(r'#\s*define\s+PW_JNI_SLOTS\s+(\d+)', text)
     table = re.search(r'pw_jni_function_names\s*\[[^\]]*\]\s*=\s*\{(.*?)\}\s*;', text, re.S)
-    if not slots or not table:
-        raise ValueError('%s: PW_JNI_SLOTS or pw_jni_function_names[] not found' % path)
+    sizes = re.search(r'pw_jni_table_sizes\s*\[\s*\]\s*=\s*\{(.*?)\}\s*;', text, re.S)
+    if not slots or not table or not sizes:
+        raise ValueError('%s: PW_JNI_SLOTS, pw_jni_function_names[] or pw_jni_table_sizes[] '
+                         'not found' % path)
     body = table.group(1)
     names = re.findall(r'"([^"]*)"', body)
     leftover = re.sub(r'"[^"]*"|[\s,]', '', body)
     if leftover:
         raise ValueError('%s: pw_jni_function_names[] holds more than string literals: %.80s'
                          % (path, leftover))
-    return int(slots.group(1)), names
+    pairs = re.findall(r'\{\s*(0x[0-9a-fA-F]+)\s*,\s*(\d+)\s*\}', sizes.group(1))
+    leftover = re.sub(r'\{\s*0x[0-9a-fA-F]+\s*,\s*\d+\s*\}|[\s,]', '', sizes.group(1) + '}')
+    if not pairs or leftover != '}':
+        raise ValueError('%s: pw_jni_table_sizes[] not understood: %.80s' % (path, sizes.group(1)))
+    return int(slots.group(1)), names, [(int(v, 16), int(n)) for v, n in pairs]
+
+
+def table_slots(sizes, version):
+    """What the agent's pw_jni_table_slots() returns for version."""
+    slots = 0
+    for v, n in sizes:
+        if version >= v:
+            slots = n
+    return slots
 
 
 def first_difference(want, got):
@@ -86,7 +116,7 @@ def main():
 
     failures = []
     want = jni_slots(base)
-    count, got = header_names(args.header)
+    count, got, sizes = header_names(args.header)
     if want[:4] != ['reserved0', 'reserved1', 'reserved2', 'reserved3']:
         failures.append('%s: the table does not start with reserved0-3: %s' % (base, want[:4]))
     if len(want) < 200 or len(set(want)) != len(want):
@@ -95,32 +125,47 @@ def main():
     if count != len(got):
         failures.append('PW_JNI_SLOTS is %d but pw_jni_function_names[] has %d names'
                         % (count, len(got)))
-    if got != want:
-        i = first_difference(want, got)
-        failures.append('jni_function_names.h differs from JDK 17 jni.h at slot %d: expected %r, '
-                        'got %r (%d slots expected, %d listed)'
-                        % (i, want[i] if i < len(want) else None, got[i] if i < len(got) else None,
-                           len(want), len(got)))
+    if [v for v, _ in sizes] != sorted(set(v for v, _ in sizes)) or \
+            [n for _, n in sizes] != sorted(set(n for _, n in sizes)):
+        failures.append('pw_jni_table_sizes[] must grow in both version and slots: %s' % sizes)
+    if sizes and sizes[-1][1] != count:
+        failures.append('the newest entry of pw_jni_table_sizes[] has %d slots, PW_JNI_SLOTS is %d'
+                        % (sizes[-1][1], count))
 
+    covered = 0
     for name, home in sorted(jdks.items()):
         path = os.path.join(home, 'include', 'jni.h')
-        if name == 'jdk17' or not os.path.exists(path):
+        if not os.path.exists(path):
+            print('note: %s: no jni.h at %s, not checked' % (name, path))
             continue
-        later = jni_slots(path)
-        if later[:len(want)] != want:
-            i = first_difference(want, later)
-            failures.append('%s jni.h does not extend JDK 17\'s table: slot %d is %r, JDK 17 '
-                            'has %r' % (name, i, later[i] if i < len(later) else None,
-                                        want[i] if i < len(want) else None))
-        elif len(later) > len(want):
-            print('note: %s appends %d slots the agent does not name or guard: %s'
-                  % (name, len(later) - len(want), ', '.join(later[len(want):])))
+        slots = jni_slots(path) if name != 'jdk17' else want
+        if slots != got[:len(slots)]:
+            i = first_difference(slots, got)
+            failures.append('jni_function_names.h differs from %s jni.h at slot %d: expected %r, '
+                            'got %r (%d slots in jni.h, %d listed)'
+                            % (name, i, slots[i] if i < len(slots) else None,
+                               got[i] if i < len(got) else None, len(slots), len(got)))
+            continue
+        if name != 'jdk17' and slots[:len(want)] != want:
+            failures.append('%s jni.h does not extend JDK 17\'s table' % name)
+        version = newest_version(path)
+        n = table_slots(sizes, version)
+        if n != len(slots):
+            failures.append('%s jni.h: JNI version 0x%08x has %d slots, pw_jni_table_sizes[] gives '
+                            '%d' % (name, version, len(slots), n))
+            continue
+        covered = max(covered, len(slots))
+        print('%s: JNI version 0x%08x, %d slots, the last %s: as listed'
+              % (name, version, len(slots), slots[-1]))
+    if covered < len(got):
+        print('note: no jni.h at hand has the slots %s' % ', '.join(got[covered:]))
 
     if failures:
         for f in failures:
             print('FAIL: ' + f)
         return 1
-    print('PASS: jni_function_names.h lists the %d slots of JDK 17 jni.h in order' % len(want))
+    print('PASS: jni_function_names.h lists the slots of every jni.h at hand in order, and its '
+          'table sizes match their JNI versions')
     return 0
 
 

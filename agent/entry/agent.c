@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 static jvmtiEnv *jvmti;
+static JavaVM *java_vm;
 static struct pw_options options;
 static atomic_bool running;
 static int exit_status_override;
@@ -46,7 +47,7 @@ static void JNICALL
 on_vm_start(jvmtiEnv *env, JNIEnv *jni)
 {
     pw_methods_name_all(env);
-    if (!pw_jni_hooks_install(env))
+    if (!pw_jni_hooks_install(env, java_vm))
         pw_log_error("JNI functions not intercepted: pins will not be counted");
 }
 
@@ -200,6 +201,7 @@ start(JavaVM *vm, const char *text, bool attached)
     pw_backtrace_init();
     pw_requests_init(options.threshold);
     jvmti = env;
+    java_vm = vm;
     pw_tracker_jvmti = env;
     pw_tracker_attached_late = attached;
     pw_tracker_stack_depth = options.stack;
@@ -219,7 +221,7 @@ start(JavaVM *vm, const char *text, bool attached)
             goto failed;
         }
     }
-    if (attached && !pw_jni_hooks_install(env))
+    if (attached && !pw_jni_hooks_install(env, vm))
         goto failed;
     /* Methods bound before we came get no NativeMethodBind: HotSpot posts it
      * only from Method::set_native_function (src/hotspot/share/oops/

@@ -2,25 +2,17 @@
  * but the reserved ones, the critical functions themselves (nesting them is
  * allowed) and the slots the pin hooks own (they check for themselves). */
 #include "findings.h"
-#include "jni_function_names.h"
 #include "jni_guard.h"
+#include "jni_table.h"
 #include "native_entry.h"
 #include "thread_state.h"
 
 #include <stddef.h>
 
-_Static_assert(sizeof(struct JNINativeInterface_) == PW_JNI_SLOTS * sizeof(void *),
-               "jni_function_names.h does not match this jni.h");
-_Static_assert(PW_GUARD_SLOTS == PW_JNI_SLOTS, "jni_guard.S stamps one thunk per slot");
+_Static_assert(PW_GUARD_SLOTS == PW_JNI_MAX_SLOTS, "jni_guard.S stamps one thunk per known slot");
 _Static_assert(offsetof(struct pw_thread, critical) == PW_T_CRITICAL, "jni_guard.S reads critical here");
 
 #define SLOT(name) (offsetof(struct JNINativeInterface_, name) / sizeof(void *))
-
-const char *
-pw_jni_slot_name(uint32_t slot)
-{
-    return slot < PW_JNI_SLOTS ? pw_jni_function_names[slot] : "?";
-}
 
 void
 pw_jni_guard_hit(uint32_t slot, void *call)
@@ -30,10 +22,11 @@ pw_jni_guard_hit(uint32_t slot, void *call)
 }
 
 void
-pw_jni_guard_install(struct JNINativeInterface_ *table)
+pw_jni_guard_install(void **slots, uint32_t nslots)
 {
-    void **slots = (void **)table;
-    for (size_t i = SLOT(GetVersion); i < PW_JNI_SLOTS; i++) {
+    if (nslots > PW_GUARD_SLOTS)
+        nslots = PW_GUARD_SLOTS;
+    for (size_t i = SLOT(GetVersion); i < nslots; i++) {
         if (i == SLOT(GetPrimitiveArrayCritical) || i == SLOT(ReleasePrimitiveArrayCritical) ||
             i == SLOT(GetStringCritical) || i == SLOT(ReleaseStringCritical))
             continue;

@@ -5,11 +5,10 @@
 
 #include "pinwatch.h"
 
-/* Puts a guard thunk in front of every slot of table not yet replaced by a
- * pin hook; call it before the hooks are stored. */
-PW_HIDDEN void pw_jni_guard_install(struct JNINativeInterface_ *table);
-
-/* "GetObjectClass" for a slot of the JNI function table. */
-PW_HIDDEN const char *pw_jni_slot_name(uint32_t slot);
+/* Puts a guard thunk in front of each of the first nslots slots of the
+ * JVM's table (see pw_jni_table_slots: never more than the JVM's own table
+ * has) not yet replaced by a pin hook; call it before the hooks are
+ * stored. */
+PW_HIDDEN void pw_jni_guard_install(void **slots, uint32_t nslots);
 
 #endif

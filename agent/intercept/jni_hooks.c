@@ -372,8 +372,35 @@ hook_ReleaseStringCritical(JNIEnv *env, jstring string, const jchar *chars)
 
 static atomic_bool installed;
 
+/* The JVM's table is the JVM's struct JNINativeInterface_, not the one of
+ * the jni.h pinwatch was compiled against: HotSpot's GetJNIFunctionTable
+ * (prims/jvmtiEnv.cpp) hands back a jvmtiMalloc'd copy of
+ * sizeof(jniNativeInterface) of its own build, and SetJNIFunctionTable has
+ * copy_jni_function_table (prims/jni.cpp) store that many slots back, one
+ * pointer at a time.  How many that is follows from the JNI version the
+ * JVM implements; nothing past it is read or written. */
+static uint32_t
+jvm_table_slots(JavaVM *vm)
+{
+    jint version = pw_jni_version(vm);
+    if (version == 0) {
+        uint32_t slots = pw_jni_table_slots(JNI_VERSION_9, NULL);
+        pw_log_warn("the JVM did not say its JNI version: JNI functions past the first %u are not "
+                    "checked for calls inside critical regions", slots);
+        return slots;
+    }
+    bool known = true;
+    uint32_t slots = pw_jni_table_slots(version, &known);
+    if (slots == 0)
+        pw_log_error("JNI version 0x%08x is older than 1.6: not supported", (unsigned)version);
+    else if (!known)
+        pw_log_warn("JNI version 0x%08x is newer than pinwatch knows: JNI functions past the first %u "
+                    "are not checked for calls inside critical regions", (unsigned)version, slots);
+    return slots;
+}
+
 bool
-pw_jni_hooks_install(jvmtiEnv *jvmti)
+pw_jni_hooks_install(jvmtiEnv *jvmti, JavaVM *vm)
 {
     if (atomic_exchange(&installed, true))
         return true;
@@ -384,8 +411,14 @@ pw_jni_hooks_install(jvmtiEnv *jvmti)
         atomic_store(&installed, false);
         return false;
     }
-    pw_jni_table_save(table);
-    pw_jni_guard_install(table);
+    uint32_t slots = jvm_table_slots(vm);
+    if (slots == 0) {
+        (*jvmti)->Deallocate(jvmti, (unsigned char *)table);
+        atomic_store(&installed, false);
+        return false;
+    }
+    pw_jni_table_save(table, slots);
+    pw_jni_guard_install((void **)table, slots);
 #define HOOK(name) table->name = hook_##name
     HOOK(GetBooleanArrayElements);
     HOOK(ReleaseBooleanArrayElements);

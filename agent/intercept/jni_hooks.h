@@ -12,7 +12,8 @@
  * wrapper call itself.  The swap is seen by all threads at once: JvmtiEnv::
  * SetJNIFunctionTable (prims/jvmtiEnv.cpp) copies the table at a safepoint
  * (VM_JNIFunctionTableCopier), one pointer at a time (prims/jni.cpp
- * copy_jni_function_table). */
-PW_HIDDEN bool pw_jni_hooks_install(jvmtiEnv *jvmti);
+ * copy_jni_function_table).  The calling thread must be attached to vm,
+ * which is asked its JNI version (and so the size of its table). */
+PW_HIDDEN bool pw_jni_hooks_install(jvmtiEnv *jvmti, JavaVM *vm);
 
 #endif

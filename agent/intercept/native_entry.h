@@ -6,8 +6,9 @@
 
 #include "frame_layout.h"
 
-/* jni_guard.S: one thunk per slot of the JNI function table. */
-#define PW_GUARD_SLOTS 234
+/* jni_guard.S: one thunk per slot of the JNI function table, for the
+ * newest JNI version pinwatch knows (jni_table.h). */
+#define PW_GUARD_SLOTS 236
 
 #ifndef __ASSEMBLER__
 #include <stdbool.h>

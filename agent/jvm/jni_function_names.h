@@ -1,11 +1,30 @@
-/* The JNI function table in order, slot by slot (JNINativeInterface_ of
- * JDK 17, the oldest JDK pinwatch supports; later JDKs only append).
- * Generated from jni.h; jni_guard.c checks the slot count against the
- * header at compile time, the unit test jni-function-names the order. */
+/* The JNI function table in order, slot by slot: JDK 17's
+ * JNINativeInterface_ (the oldest JDK pinwatch supports) and the slots later
+ * JDKs appended, each JDK's table being a prefix of this list.  Generated
+ * from jni.h; the unit test jni-function-names checks the order and the
+ * table sizes below against the jni.h of every JDK the suite runs on. */
 #ifndef PW_JNI_FUNCTION_NAMES_H
 #define PW_JNI_FUNCTION_NAMES_H
 
-#define PW_JNI_SLOTS 234
+#include <stdint.h>
+
+/* Every slot pinwatch knows, the newest JNI version's. */
+#define PW_JNI_SLOTS 236
+
+/* How many slots a JVM's table has, by the JNI version its GetVersion
+ * reports, oldest first: the largest version not above the JVM's wins.
+ * JNI_VERSION_9 (JDK 9 to 20; 19 and 20 report their own versions but add
+ * no function) ends with GetModule, JNI_VERSION_21 adds IsVirtualThread and
+ * JNI_VERSION_24 GetStringUTFLengthAsLong. */
+static const struct pw_jni_table_size {
+    int32_t version;
+    uint32_t slots;
+} pw_jni_table_sizes[] = {
+    {0x00010006, 233},
+    {0x00090000, 234},
+    {0x00150000, 235},
+    {0x00180000, 236},
+};
 
 static const char *const pw_jni_function_names[PW_JNI_SLOTS] = {
     "reserved0",
@@ -242,6 +261,8 @@ static const char *const pw_jni_function_names[PW_JNI_SLOTS] = {
     "GetDirectBufferCapacity",
     "GetObjectRefType",
     "GetModule",
+    "IsVirtualThread",
+    "GetStringUTFLengthAsLong",
 };
 
 #endif

@@ -1,23 +1,46 @@
-/* The JNI function table as the JVM had it before pinwatch's wrappers:
- * HotSpot's functions, or its checked ones under -Xcheck:jni (src/hotspot/
- * share/prims/jni.cpp jni_functions() returns jni_functions_check() when
- * CheckJNICalls is set), so the checker still sees the application's calls.  The agent's
- * own JNI calls go through it and never through a JNIEnv, which would come
- * back into the wrappers. */
+/* The JVM's JNI function table: the functions as the JVM had them before
+ * pinwatch's wrappers, the name of each slot, and how many slots the
+ * running JVM's table has.  JDK 17's jni.h, which the agent is compiled
+ * against, describes only the first 234; later JDKs append
+ * (IsVirtualThread in JNI 21, GetStringUTFLengthAsLong in JNI 24). */
 #ifndef PW_JNI_TABLE_H
 #define PW_JNI_TABLE_H
 
 #include "pinwatch.h"
 
-/* Filled once, before the wrappers are installed; read-only afterwards. */
+/* The table as it was before us: HotSpot's functions, or its checked ones
+ * under -Xcheck:jni.  The agent's own JNI calls go through it and never
+ * through a JNIEnv, which would come back into the wrappers.  Filled once,
+ * before the wrappers are installed; read-only afterwards. */
 PW_HIDDEN extern struct JNINativeInterface_ pw_jni;
 
-PW_HIDDEN void pw_jni_table_save(const struct JNINativeInterface_ *table);
+/* Keeps the first slots of the JVM's table (no more than it has, no more
+ * than pw_jni holds). */
+PW_HIDDEN void pw_jni_table_save(const void *table, uint32_t slots);
 
 static inline const struct JNINativeInterface_ *
 pw_jni_real(void)
 {
     return &pw_jni;
 }
+
+/* Slots pinwatch can name and guard: the newest JNI version it knows. */
+#define PW_JNI_MAX_SLOTS 236
+
+/* "GetObjectClass" for a slot of the JNI function table, "?" past the
+ * known ones. */
+PW_HIDDEN const char *pw_jni_slot_name(uint32_t slot);
+
+/* The newest JNI version the JVM implements, asked through GetEnv (which
+ * accepts exactly those); 0 when the calling thread is not attached.
+ * Makes no JNI call: under -Xcheck:jni even GetVersion, made at VMStart,
+ * has the checker warn about the local references of JVM start-up. */
+PW_HIDDEN jint pw_jni_version(JavaVM *vm);
+
+/* Slots in the table of a JVM whose GetVersion returns version; 0 for a
+ * version older than JNI 1.6.  A version newer than every known one gets
+ * the newest known table, which its own can only extend; *newest_known,
+ * when not NULL, says whether version is not past the newest known. */
+PW_HIDDEN uint32_t pw_jni_table_slots(jint version, bool *newest_known);
 
 #endif

@@ -1,7 +1,7 @@
 #include "snapshot.h"
 #include "clock.h"
 #include "findings.h"
-#include "jni_guard.h"
+#include "jni_table.h"
 #include "leak_table.h"
 #include "methods.h"
 #include "frame_layout.h"
