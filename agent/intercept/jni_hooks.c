@@ -1,4 +1,5 @@
 #include "jni_hooks.h"
+#include "cpu.h"
 #include "findings.h"
 #include "jni_guard.h"
 #include "log.h"
@@ -219,7 +220,7 @@ released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
     static jtype *JNICALL hook_Get##Type##ArrayElements(JNIEnv *env, jtype##Array array,             \
                                                          jboolean *is_copy)                            \
     {                                                                                                  \
-        void *ret = __builtin_return_address(0);                                                       \
+        void *ret = PW_RETURN_ADDRESS();                                                               \
         jtype *p = real.Get##Type##ArrayElements(env, array, is_copy);                                 \
         if (p != NULL)                                                                                 \
             acquired_elements(env, FN, SLOT(Get##Type##ArrayElements), ret, p, array);                 \
@@ -228,7 +229,7 @@ released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
     static void JNICALL hook_Release##Type##ArrayElements(JNIEnv *env, jtype##Array array, jtype *elems, \
                                                           jint mode)                                   \
     {                                                                                                  \
-        released(env, FN, array, elems, mode, __builtin_return_address(0));                            \
+        released(env, FN, array, elems, mode, PW_RETURN_ADDRESS());                                    \
     }
 
 ELEMENTS_HOOKS(Boolean, jboolean, PW_FN_BOOLEAN_ELEMENTS)
@@ -277,7 +278,7 @@ learn_elem_size(JNIEnv *env, jarray array)
 static void *JNICALL
 hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
 {
-    void *ret = __builtin_return_address(0);
+    void *ret = PW_RETURN_ADDRESS();
     struct pw_thread *t = pw_thread_self();
     if (PW_UNLIKELY(t == NULL))
         return real.GetPrimitiveArrayCritical(env, array, is_copy);
@@ -304,13 +305,13 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
 static void JNICALL
 hook_ReleasePrimitiveArrayCritical(JNIEnv *env, jarray array, void *carray, jint mode)
 {
-    released(env, PW_FN_ARRAY_CRITICAL, array, carray, mode, __builtin_return_address(0));
+    released(env, PW_FN_ARRAY_CRITICAL, array, carray, mode, PW_RETURN_ADDRESS());
 }
 
 static const jchar *JNICALL
 hook_GetStringChars(JNIEnv *env, jstring string, jboolean *is_copy)
 {
-    void *ret = __builtin_return_address(0);
+    void *ret = PW_RETURN_ADDRESS();
     const jchar *p = real.GetStringChars(env, string, is_copy);
     struct pw_thread *t;
     if (p != NULL && (t = pw_thread_self()) != NULL) {
@@ -325,13 +326,13 @@ hook_GetStringChars(JNIEnv *env, jstring string, jboolean *is_copy)
 static void JNICALL
 hook_ReleaseStringChars(JNIEnv *env, jstring string, const jchar *chars)
 {
-    released(env, PW_FN_STRING_CHARS, string, (void *)chars, 0, __builtin_return_address(0));
+    released(env, PW_FN_STRING_CHARS, string, (void *)chars, 0, PW_RETURN_ADDRESS());
 }
 
 static const char *JNICALL
 hook_GetStringUTFChars(JNIEnv *env, jstring string, jboolean *is_copy)
 {
-    void *ret = __builtin_return_address(0);
+    void *ret = PW_RETURN_ADDRESS();
     const char *p = real.GetStringUTFChars(env, string, is_copy);
     struct pw_thread *t;
     if (p != NULL && (t = pw_thread_self()) != NULL) {
@@ -345,13 +346,13 @@ hook_GetStringUTFChars(JNIEnv *env, jstring string, jboolean *is_copy)
 static void JNICALL
 hook_ReleaseStringUTFChars(JNIEnv *env, jstring string, const char *utf)
 {
-    released(env, PW_FN_STRING_UTF_CHARS, string, (void *)utf, 0, __builtin_return_address(0));
+    released(env, PW_FN_STRING_UTF_CHARS, string, (void *)utf, 0, PW_RETURN_ADDRESS());
 }
 
 static const jchar *JNICALL
 hook_GetStringCritical(JNIEnv *env, jstring string, jboolean *is_copy)
 {
-    void *ret = __builtin_return_address(0);
+    void *ret = PW_RETURN_ADDRESS();
     struct pw_thread *t = pw_thread_self();
     if (PW_UNLIKELY(t == NULL))
         return real.GetStringCritical(env, string, is_copy);
@@ -369,7 +370,7 @@ hook_GetStringCritical(JNIEnv *env, jstring string, jboolean *is_copy)
 static void JNICALL
 hook_ReleaseStringCritical(JNIEnv *env, jstring string, const jchar *chars)
 {
-    released(env, PW_FN_STRING_CRITICAL, string, (void *)chars, 0, __builtin_return_address(0));
+    released(env, PW_FN_STRING_CRITICAL, string, (void *)chars, 0, PW_RETURN_ADDRESS());
 }
 
 static atomic_bool installed;

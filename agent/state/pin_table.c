@@ -1,4 +1,5 @@
 #include "pin_table.h"
+#include "cpu.h"
 #include "memory.h"
 
 #include <stdlib.h>
@@ -16,7 +17,7 @@ void
 pw_pin_table_lock(struct pw_pin_table *tab)
 {
     while (atomic_flag_test_and_set_explicit(&tab->lock, memory_order_acquire))
-        __builtin_ia32_pause();
+        pw_cpu_relax();
 }
 
 void
