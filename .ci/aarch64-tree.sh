@@ -1,7 +1,7 @@
 #!/bin/bash
 # The arm64 Debian 12 tree the aarch64 build and tests use, and the Meson cross file for it:
 #
-#   bash .ci/aarch64-tree.sh ROOT      (ROOT absolute; writes ROOT and ROOT.cross.ini)
+#   bash .ci/aarch64-tree.sh ROOT      (ROOT absolute; writes ROOT and ROOT/cross.ini)
 #
 # The tree is the cross compiler's sysroot, pkg-config's root and qemu-user's -L root.  It
 # is unpacked from Debian's archive with mmdebstrap --variant=extract (no chroot, no dpkg
@@ -27,7 +27,7 @@ fi
 java_home=$root/usr/lib/jvm/java-17-openjdk-arm64
 [ -x "$java_home/bin/java" ] || { echo "aarch64-tree.sh: no arm64 JDK 17 in $root" >&2; exit 1; }
 # The Java fixtures are bytecode: the host's javac builds them.
-cat >"$root.cross.ini" <<EOC
+cat >"$root/cross.ini" <<EOC
 [binaries]
 c = 'aarch64-linux-gnu-gcc'
 ar = 'aarch64-linux-gnu-ar'

@@ -49,11 +49,12 @@ import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 
 LZ4_JAR = '/usr/share/java/lz4-java.jar'
-LZ4_JNI_DIR = '/usr/lib/x86_64-linux-gnu/jni'
+LZ4_JNI_DIR = '/usr/lib/%s/jni' % (sysconfig.get_config_var('MULTIARCH') or 'x86_64-linux-gnu')
 MAIN_CLASS = 'pinwatch.bench.Bench'
 JVM_TIMEOUT = 300  # seconds for one JVM: a hang ends the run, not the machine's afternoon
 DEFAULT_JDKS = [('jdk17', '/usr/lib/jvm/java-17-openjdk-amd64'),
