@@ -21,13 +21,17 @@ import sys
 import time
 import traceback
 
-from jvmtest import (JVM_TIMEOUT, SKIP, TIME_SCALE, Context, JvmRun, Session, TestFailure, check_series,
-                     expect, expect_row, find_row, jcmd_return_code, load_report,
+from jvmtest import (JVM_TIMEOUT, QEMU_ROOT, SKIP, TIME_SCALE, Context, JvmRun, Session, TestFailure,
+                     check_series, expect, expect_row, find_row, jcmd_return_code, load_report,
                      modified_utf8_size, read_dumps, row_name, rows_of, source_line, tail)
 
-LZ4_JAR = '/usr/share/java/lz4-java.jar'
-# Debian's liblz4-jni, for this machine's architecture.
-LZ4_JNI_DIR = '/usr/lib/%s/jni' % (sysconfig.get_config_var('MULTIARCH') or 'x86_64-linux-gnu')
+# Debian's liblz4-java and liblz4-jni: this machine's, or the arm64 tree's under qemu.
+if QEMU_ROOT:
+    LZ4_JAR = os.path.join(QEMU_ROOT, 'usr/share/java/lz4-java.jar')
+    LZ4_JNI_DIR = os.path.join(QEMU_ROOT, 'usr/lib/aarch64-linux-gnu/jni')
+else:
+    LZ4_JAR = '/usr/share/java/lz4-java.jar'
+    LZ4_JNI_DIR = '/usr/lib/%s/jni' % (sysconfig.get_config_var('MULTIARCH') or 'x86_64-linux-gnu')
 LZ4_JNI_LIB = os.path.join(LZ4_JNI_DIR, 'liblz4-java.so')
 
 STRING_SIG = '(Ljava/lang/String;)V'
