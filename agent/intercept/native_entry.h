@@ -1,5 +1,6 @@
-/* Layout shared between native_entry.S and the C structures it touches.
- * thread_state.c and methods.c check every offset with static_assert. */
+/* Layout shared between native_entry_<arch>.S, jni_guard_<arch>.S and the
+ * C structures they touch.  thread_state.c and methods.c check every offset
+ * with static_assert. */
 #ifndef PW_NATIVE_ENTRY_H
 #define PW_NATIVE_ENTRY_H
 
@@ -19,7 +20,7 @@
 #define PW_M_ORIG 32
 #define PW_T_CRITICAL 12
 
-/* jni_guard.S: one thunk per slot of the JNI function table. */
+/* jni_guard_<arch>.S: one thunk per slot of the JNI function table. */
 #define PW_GUARD_SLOTS 234
 
 #ifndef __ASSEMBLER__
