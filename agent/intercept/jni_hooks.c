@@ -421,6 +421,11 @@ pw_jni_hooks_install(jvmtiEnv *jvmti)
     HOOK(GetStringCritical);
     HOOK(ReleaseStringCritical);
 #undef HOOK
+    /* `real` and the guards' onward table are read, without a lock, by any
+     * thread that finds a wrapper in the JVM's table: they must be visible
+     * before the first slot is.  x86 keeps stores in order by itself; on
+     * aarch64 the JVM's own copy of the table is not known to fence. */
+    atomic_thread_fence(memory_order_seq_cst);
     err = (*jvmti)->SetJNIFunctionTable(jvmti, table);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)table);
     if (err != JVMTI_ERROR_NONE) {
