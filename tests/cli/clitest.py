@@ -376,6 +376,21 @@ def case_diff(ctx):
     expect(status == 0 and 'interval: unknown (two different JVMs); no rates' in out
            and re.search(r'^com\.example\.Codec\.decode +GetIntArrayElements +5 +26 +\+21 +\+8400 +-$', out, re.M),
            'diff of two JVMs: status %d\n%s%s', status, out, err)
+    # A finding's sites carry a role and frames, not a row site's counts
+    # (README, "Findings"): a report with findings is read all the same.
+    with_finding = ctx.path('finding.jsonl')
+    with open(b) as f:
+        report = json.loads(f.readline())
+    report['findings'] = [{
+        'kind': 'long_critical', 'method': 'com.example.Codec.decode', 'signature': '([I)V',
+        'function': 'GetPrimitiveArrayCritical', 'call': 'ReleasePrimitiveArrayCritical', 'count': 1,
+        'max_ms': 40, 'p99_ms': 40,
+        'sites': [{'role': 'acquire', 'frames': [{'address': '0x1000', 'symbol': 'Java_x', 'offset': 4,
+                                                  'library': '/lib/x.so'}]}]}]
+    with open(with_finding, 'w') as f:
+        f.write(json.dumps(report) + '\n')
+    status, out, err = ctx.pw('diff', a, with_finding)
+    expect(status == 0 and err == '', 'diff of a report with a finding: status %d\n%s%s', status, out, err)
 
 
 def case_bad_input(ctx):
