@@ -36,6 +36,8 @@ KEEP_BYTES = 97 * 4      # int[97]
 CHROMIUM = '/usr/bin/chromium'
 # The arm64 Debian tree of the aarch64 cross build (tests/cli/meson.build), or None.
 QEMU_ROOT = os.environ.get('PW_QEMU_ROOT') or None
+# Emulation: every wait below is this many times longer (what is asserted is not).
+TIME_SCALE = 4 if QEMU_ROOT else 1
 
 
 class Fail(Exception):
@@ -94,6 +96,7 @@ class Ctx:
 
     def pw(self, *args, timeout=30, env=None, preexec=None, prog=None):
         """Runs pinwatch; returns (status, stdout, stderr)."""
+        timeout *= TIME_SCALE
         argv = [prog or self.o.pinwatch] + [str(a) for a in args]
         try:
             p = subprocess.run(argv, env=env or self.env, stdin=subprocess.DEVNULL, capture_output=True,
@@ -162,6 +165,7 @@ class Jvm:
         self.lines.put(None)
 
     def wait_for(self, pattern, timeout=30):
+        timeout *= TIME_SCALE
         deadline = time.monotonic() + timeout
         rx = re.compile(pattern)
         while True:
@@ -188,6 +192,7 @@ class Jvm:
     def finish(self, timeout=30, close_stdin=True):
         """close_stdin=False: the JVM must end on its own (a signal); EOF
         would end the driver with status 0."""
+        timeout *= TIME_SCALE
         if close_stdin:
             try:
                 self.p.stdin.close()
@@ -885,6 +890,7 @@ def shlex_quote(s):
 
 def find_child_java(root_pid, timeout=10):
     """The host pid of the java under unshare -> sh (exec'd into java)."""
+    timeout *= TIME_SCALE
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         pending, seen = [root_pid], []
