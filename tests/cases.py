@@ -17,16 +17,22 @@ import os
 import re
 import select
 import subprocess
+import sysconfig
 import sys
 import time
 import traceback
 
-from jvmtest import (FIXTURE_PKG, JVM_TIMEOUT, SKIP, Context, JvmRun, Session, TestFailure, check_series,
-                     expect, expect_row, find_row, jcmd_return_code, load_report,
+from jvmtest import (FIXTURE_PKG, JVM_TIMEOUT, QEMU_ROOT, SKIP, TIME_SCALE, Context, JvmRun, Session,
+                     TestFailure, check_series, expect, expect_row, find_row, jcmd_return_code, load_report,
                      modified_utf8_size, read_dumps, row_name, rows_of, source_line, tail)
 
-LZ4_JAR = '/usr/share/java/lz4-java.jar'
-LZ4_JNI_DIR = '/usr/lib/x86_64-linux-gnu/jni'
+# Debian's liblz4-java and liblz4-jni: this machine's, or the arm64 tree's under qemu.
+if QEMU_ROOT:
+    LZ4_JAR = os.path.join(QEMU_ROOT, 'usr/share/java/lz4-java.jar')
+    LZ4_JNI_DIR = os.path.join(QEMU_ROOT, 'usr/lib/aarch64-linux-gnu/jni')
+else:
+    LZ4_JAR = '/usr/share/java/lz4-java.jar'
+    LZ4_JNI_DIR = '/usr/lib/%s/jni' % (sysconfig.get_config_var('MULTIARCH') or 'x86_64-linux-gnu')
 LZ4_JNI_LIB = os.path.join(LZ4_JNI_DIR, 'liblz4-java.so')
 
 STRING_SIG = '(Ljava/lang/String;)V'
@@ -266,14 +272,14 @@ def case_jcmd_midrun(ctx):
             time.sleep(0.5)                    # so the pins have a measurable age
             jcmd = subprocess.run([ctx.jcmd, str(pid), 'JVMTI.data_dump'], env=ctx.env,
                                   stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                  stderr=subprocess.STDOUT, timeout=60,
+                                  stderr=subprocess.STDOUT, timeout=60 * TIME_SCALE,
                                   universal_newlines=True, errors='replace')
             expect(jcmd.returncode == 0, 'jcmd exited %d:\n%s', jcmd.returncode, tail(jcmd.stdout))
-            deadline = time.monotonic() + 30
+            deadline = time.monotonic() + 30 * TIME_SCALE
             while not _dumps_so_far(report, 'jcmd') and time.monotonic() < deadline:
                 time.sleep(0.05)
-            expect(_dumps_so_far(report, 'jcmd'), 'no dump with reason "jcmd" in %s within 30 s of jcmd',
-                   report)
+            expect(_dumps_so_far(report, 'jcmd'), 'no dump with reason "jcmd" in %s within %d s of jcmd',
+                   report, 30 * TIME_SCALE)
             out, _ = proc.communicate(input=b'go\n', timeout=JVM_TIMEOUT)
             stdout += out.decode('utf-8', 'replace')
         except subprocess.TimeoutExpired:
@@ -442,6 +448,7 @@ def _dumps_so_far(path, reason):
 
 
 def _wait_for_dump(path, reason, what, timeout=30):
+    timeout *= TIME_SCALE
     deadline = time.monotonic() + timeout
     while not _dumps_so_far(path, reason) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -488,7 +495,7 @@ def case_leaked_held(ctx):
         expect(int(m.group(1)) == s.pid, 'fixture pid %s is not the java process %d',
                m.group(1), s.pid)
         # The first leak (call 1 of 1000) is announced at once, not at exit.
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + 5 * TIME_SCALE
         while (not any(m.group(3) == 'GetLongArrayElements' for m in _leak_lines(s.stderr_text()))
                and time.monotonic() < deadline):
             time.sleep(0.05)
@@ -809,7 +816,7 @@ def case_late_attach(ctx):
         # format applies to that one report: the exit report stays JSON.
         opts = 'dump,file=%s,format=text' % text
         _expect_loaded(*_agent_load(s, ctx, opts), opts)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 30 * TIME_SCALE
         while not (os.path.exists(text) and os.path.getsize(text)) and time.monotonic() < deadline:
             time.sleep(0.05)
         s.send('go')
@@ -951,7 +958,12 @@ def case_late_prebound_cli(ctx):
     def attach(s, report):
         argv = [ctx.pinwatch, 'attach', str(s.pid), '--agent', ctx.agent, '--format', 'json',
                 '--file', report, '--exitcode', '3']
-        done = subprocess.run(argv, env=ctx.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        env = dict(ctx.env)
+        if QEMU_ROOT:
+            # The cross-built command is an arm64 program too.
+            argv = ['qemu-aarch64-static', '-L', QEMU_ROOT] + argv
+            env['QEMU_CPU'] = 'max,pauth-impdef=on'
+        done = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, timeout=60, universal_newlines=True,
                               errors='replace')
         s.run.extra += '$ %s\n(exit status %d)\n%s\n' % (' '.join(argv), done.returncode,

@@ -9,13 +9,20 @@ import json
 import os
 import re
 import select
+import shlex
 import shutil
 import subprocess
 import tempfile
 import time
 
 SKIP = 77               # meson's "skipped" exit status
-JVM_TIMEOUT = 120       # seconds for any one JVM run: a hang fails, it does not block
+# PW_QEMU_ROOT: the JDK under test is an arm64 one inside this Debian tree, run through
+# qemu-user (tests/meson.build sets it for the aarch64 cross build).  Unset: native runs.
+QEMU_ROOT = os.environ.get('PW_QEMU_ROOT') or None
+# Seconds for any one JVM run: a hang fails, it does not block.  Emulation runs a JVM
+# 8-18 times slower, so its limits are longer; what the tests assert is not.
+TIME_SCALE = 4 if QEMU_ROOT else 1
+JVM_TIMEOUT = 120 * TIME_SCALE
 FIXTURE_PKG = 'pinwatch.fixtures.'
 REASONS = ('exit', 'jcmd', 'threshold', 'interval', 'command')
 
@@ -73,9 +80,33 @@ class Context:
         self.runs = []
         env = dict(os.environ)
         # The JDK under test comes first on PATH, and JAVA_HOME agrees with it.
-        env['PATH'] = os.path.join(jdk_home, 'bin') + os.pathsep + env.get('PATH', '')
+        bindir = os.path.join(jdk_home, 'bin')
+        if QEMU_ROOT and os.access(self.java, os.X_OK):
+            bindir = self._qemu_launchers(jdk_home)
+            self.java = os.path.join(bindir, 'java')
+            self.jcmd = os.path.join(bindir, 'jcmd')
+        env['PATH'] = bindir + os.pathsep + env.get('PATH', '')
         env['JAVA_HOME'] = jdk_home
         self.env = env
+
+    def _qemu_launchers(self, jdk_home):
+        """java and jcmd scripts that run the arm64 JDK's programs through
+        qemu-user without binfmt_misc.  exec keeps the pid, so the pid a
+        test knows is the JVM's, for jcmd and the attach protocol.  The
+        JVM's own child processes would need binfmt_misc: no case in the
+        aarch64 subset starts any."""
+        bindir = os.path.join(self.tmpdir, 'qemu-bin')
+        os.mkdir(bindir)
+        for tool in ('java', 'jcmd'):
+            path = os.path.join(bindir, tool)
+            with open(path, 'w', encoding='utf-8') as f:
+                f.write('#!/bin/sh\n'
+                        'QEMU_LD_PREFIX=%s QEMU_CPU=max,pauth-impdef=on\n'
+                        'export QEMU_LD_PREFIX QEMU_CPU\n'
+                        'exec qemu-aarch64-static %s "$@"\n'
+                        % (shlex.quote(QEMU_ROOT), shlex.quote(os.path.join(jdk_home, 'bin', tool))))
+            os.chmod(path, 0o755)
+        return bindir
 
     def require_jdk(self):
         if not os.access(self.java, os.X_OK):
@@ -208,10 +239,10 @@ class Session:
         argv = [self.ctx.jcmd, str(self.pid)] + list(args)
         try:
             done = subprocess.run(argv, env=self.ctx.env, stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60 * TIME_SCALE,
                                   universal_newlines=True, errors='replace')
         except subprocess.TimeoutExpired:
-            raise TestFailure('jcmd did not finish within 60 s: %s' % ' '.join(argv))
+            raise TestFailure("jcmd did not finish within %d s: %s" % (60 * TIME_SCALE, " ".join(argv)))
         self.run.extra += '$ %s\n(exit status %d)\n%s\n' % (' '.join(argv), done.returncode,
                                                              done.stdout.rstrip())
         expect(done.returncode == 0, 'jcmd %s exited %d:\n%s', ' '.join(args), done.returncode,

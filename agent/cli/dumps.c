@@ -78,8 +78,10 @@ get_str(struct ctx *c, json_object *obj, const char *key, bool required, const c
     return v != NULL ? pw_xstrdup(json_object_get_string(v)) : (required ? pw_xstrdup("") : NULL);
 }
 
+/* counted: the sites of a row, which carry live and live_bytes; a
+ * finding's sites (README, "Findings") have a role and frames only. */
 static void
-read_sites(struct ctx *c, json_object *arr, struct pw_site **out, size_t *n, const char *where)
+read_sites(struct ctx *c, json_object *arr, struct pw_site **out, size_t *n, const char *where, bool counted)
 {
     size_t len = json_object_array_length(arr);
     *out = pw_xmalloc(len * sizeof(**out));
@@ -92,8 +94,8 @@ read_sites(struct ctx *c, json_object *arr, struct pw_site **out, size_t *n, con
             bad(c, "a site of %s is not an object", where);
             return;
         }
-        site->live = get_u64(c, s, "live", true, "a site");
-        site->live_bytes = get_u64(c, s, "live_bytes", true, "a site");
+        site->live = get_u64(c, s, "live", counted, "a site");
+        site->live_bytes = get_u64(c, s, "live_bytes", counted, "a site");
         site->acquired = get_u64(c, s, "acquired", false, "a site");
         site->released = get_u64(c, s, "released", false, "a site");
         json_object *frames = field(c, s, "frames", json_type_array, false, "a site");
@@ -199,7 +201,7 @@ read_dump(struct ctx *c, json_object *o, struct pw_dump *d)
         row->live_delta = get_i64(c, r, "live_delta", false, where);
         json_object *sites = field(c, r, "sites", json_type_array, false, where);
         if (sites != NULL)
-            read_sites(c, sites, &row->sites, &row->nsites, where);
+            read_sites(c, sites, &row->sites, &row->nsites, where, true);
     }
     json_object *findings = field(c, o, "findings", json_type_array, false, "the report");
     if (findings != NULL && !c->failed) {
@@ -221,7 +223,7 @@ read_dump(struct ctx *c, json_object *o, struct pw_dump *d)
             fd->count = get_u64(c, f, "count", false, "a finding");
             json_object *sites = field(c, f, "sites", json_type_array, false, "a finding");
             if (sites != NULL)
-                read_sites(c, sites, &fd->sites, &fd->nsites, "a finding");
+                read_sites(c, sites, &fd->sites, &fd->nsites, "a finding", false);
         }
     }
 }

@@ -1,6 +1,7 @@
 /* Installs the jni_guard.S thunks in the JNI function table: every slot
  * but the reserved ones, the critical functions themselves (nesting them is
  * allowed) and the slots the pin hooks own (they check for themselves). */
+#include "cpu.h"
 #include "findings.h"
 #include "jni_guard.h"
 #include "jni_table.h"
@@ -18,7 +19,7 @@ void
 pw_jni_guard_hit(uint32_t slot, void *call)
 {
     struct pw_thread *t = pw_tls_self;
-    pw_finding(PW_FINDING_JNI_IN_CRITICAL, t != NULL ? t->critical_site : 0, call, slot);
+    pw_finding(PW_FINDING_JNI_IN_CRITICAL, t != NULL ? t->critical_site : 0, pw_strip_pac(call), slot);
 }
 
 void

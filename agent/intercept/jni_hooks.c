@@ -1,4 +1,5 @@
 #include "jni_hooks.h"
+#include "cpu.h"
 #include "findings.h"
 #include "jni_guard.h"
 #include "jni_table.h"
@@ -217,7 +218,7 @@ released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
     static jtype *JNICALL hook_Get##Type##ArrayElements(JNIEnv *env, jtype##Array array,             \
                                                          jboolean *is_copy)                            \
     {                                                                                                  \
-        void *ret = __builtin_return_address(0);                                                       \
+        void *ret = PW_RETURN_ADDRESS();                                                               \
         jtype *p = pw_jni.Get##Type##ArrayElements(env, array, is_copy);                                 \
         if (p != NULL)                                                                                 \
             acquired_elements(env, FN, SLOT(Get##Type##ArrayElements), ret, p, array);                 \
@@ -226,7 +227,7 @@ released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
     static void JNICALL hook_Release##Type##ArrayElements(JNIEnv *env, jtype##Array array, jtype *elems, \
                                                           jint mode)                                   \
     {                                                                                                  \
-        released(env, FN, array, elems, mode, __builtin_return_address(0));                            \
+        released(env, FN, array, elems, mode, PW_RETURN_ADDRESS());                                    \
     }
 
 ELEMENTS_HOOKS(Boolean, jboolean, PW_FN_BOOLEAN_ELEMENTS)
@@ -275,7 +276,7 @@ learn_elem_size(JNIEnv *env, jarray array)
 static void *JNICALL
 hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
 {
-    void *ret = __builtin_return_address(0);
+    void *ret = PW_RETURN_ADDRESS();
     struct pw_thread *t = pw_thread_self();
     if (PW_UNLIKELY(t == NULL))
         return pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
@@ -302,13 +303,13 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
 static void JNICALL
 hook_ReleasePrimitiveArrayCritical(JNIEnv *env, jarray array, void *carray, jint mode)
 {
-    released(env, PW_FN_ARRAY_CRITICAL, array, carray, mode, __builtin_return_address(0));
+    released(env, PW_FN_ARRAY_CRITICAL, array, carray, mode, PW_RETURN_ADDRESS());
 }
 
 static const jchar *JNICALL
 hook_GetStringChars(JNIEnv *env, jstring string, jboolean *is_copy)
 {
-    void *ret = __builtin_return_address(0);
+    void *ret = PW_RETURN_ADDRESS();
     const jchar *p = pw_jni.GetStringChars(env, string, is_copy);
     struct pw_thread *t;
     if (p != NULL && (t = pw_thread_self()) != NULL) {
@@ -323,13 +324,13 @@ hook_GetStringChars(JNIEnv *env, jstring string, jboolean *is_copy)
 static void JNICALL
 hook_ReleaseStringChars(JNIEnv *env, jstring string, const jchar *chars)
 {
-    released(env, PW_FN_STRING_CHARS, string, (void *)chars, 0, __builtin_return_address(0));
+    released(env, PW_FN_STRING_CHARS, string, (void *)chars, 0, PW_RETURN_ADDRESS());
 }
 
 static const char *JNICALL
 hook_GetStringUTFChars(JNIEnv *env, jstring string, jboolean *is_copy)
 {
-    void *ret = __builtin_return_address(0);
+    void *ret = PW_RETURN_ADDRESS();
     const char *p = pw_jni.GetStringUTFChars(env, string, is_copy);
     struct pw_thread *t;
     if (p != NULL && (t = pw_thread_self()) != NULL) {
@@ -343,13 +344,13 @@ hook_GetStringUTFChars(JNIEnv *env, jstring string, jboolean *is_copy)
 static void JNICALL
 hook_ReleaseStringUTFChars(JNIEnv *env, jstring string, const char *utf)
 {
-    released(env, PW_FN_STRING_UTF_CHARS, string, (void *)utf, 0, __builtin_return_address(0));
+    released(env, PW_FN_STRING_UTF_CHARS, string, (void *)utf, 0, PW_RETURN_ADDRESS());
 }
 
 static const jchar *JNICALL
 hook_GetStringCritical(JNIEnv *env, jstring string, jboolean *is_copy)
 {
-    void *ret = __builtin_return_address(0);
+    void *ret = PW_RETURN_ADDRESS();
     struct pw_thread *t = pw_thread_self();
     if (PW_UNLIKELY(t == NULL))
         return pw_jni.GetStringCritical(env, string, is_copy);
@@ -367,7 +368,7 @@ hook_GetStringCritical(JNIEnv *env, jstring string, jboolean *is_copy)
 static void JNICALL
 hook_ReleaseStringCritical(JNIEnv *env, jstring string, const jchar *chars)
 {
-    released(env, PW_FN_STRING_CRITICAL, string, (void *)chars, 0, __builtin_return_address(0));
+    released(env, PW_FN_STRING_CRITICAL, string, (void *)chars, 0, PW_RETURN_ADDRESS());
 }
 
 static atomic_bool installed;
@@ -445,6 +446,11 @@ pw_jni_hooks_install(jvmtiEnv *jvmti, JavaVM *vm)
     HOOK(GetStringCritical);
     HOOK(ReleaseStringCritical);
 #undef HOOK
+    /* `real` and the guards' onward table are read, without a lock, by any
+     * thread that finds a wrapper in the JVM's table: they must be visible
+     * before the first slot is.  x86 keeps stores in order by itself; on
+     * aarch64 the JVM's own copy of the table is not known to fence. */
+    atomic_thread_fence(memory_order_seq_cst);
     err = (*jvmti)->SetJNIFunctionTable(jvmti, table);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)table);
     if (err != JVMTI_ERROR_NONE) {

@@ -1,6 +1,6 @@
 /* The assembler entries every bound native method goes through
- * (native_entry.S) and the JNI guard thunks (jni_guard.S).  Their frame
- * layout is state/frame_layout.h. */
+ * (native_entry_<arch>.S) and the JNI guard thunks (jni_guard_<arch>.S).
+ * Their frame layout is state/frame_layout.h. */
 #ifndef PW_NATIVE_ENTRY_H
 #define PW_NATIVE_ENTRY_H
 

@@ -11,7 +11,8 @@
 
 /* 20 bytes a pin, this table's whole cost: the size and the site share one
  * word (40 + 24 bits), and a leaked pin needs no invocation serial.  x86
- * reads the unaligned words at full speed. */
+ * and aarch64 read the unaligned words at full speed (all of it under the
+ * shard's lock: no ordering question). */
 struct __attribute__((packed)) leak_slot {
     uintptr_t key;
     uint64_t size_site;

@@ -129,6 +129,7 @@ method_alloc(void)
     return m;
 }
 
+#if defined(__x86_64__)
 /* Whether every argument of a native method with this JNI signature travels
  * in a register (x86-64 SysV: six integer, eight vector), counting the
  * JNIEnv and the class or receiver.  Only then may the entry call the
@@ -185,6 +186,43 @@ write_thunk(struct pw_method *m, bool call_mode)
     p += 4;
     memcpy(p, &entry, 8);
 }
+#elif defined(__aarch64__)
+/* A call leaves sp where it was on aarch64 (the return address goes to
+ * x30), so the call-mode entry keeps stack arguments in place too: every
+ * method whose signature is known is called.  Without one (the primordial
+ * phase) the general entry is used, as on x86-64. */
+static bool
+registers_only(const char *sig)
+{
+    return sig != NULL && sig[0] == '(';
+}
+
+/* ldr x17, 16f; ldr x16, 24f; br x16; brk #0; 16: .quad m; 24: .quad ENTRY.
+ * x17 (IP1) carries the method, x16 (IP0) the branch: both are free at a
+ * call, and a branch through x16 is what a "bti c" landing pad accepts. */
+static void
+write_thunk(struct pw_method *m, bool call_mode)
+{
+    _Static_assert(sizeof(m->code) >= 32, "the aarch64 thunk is 32 bytes");
+    const uint32_t insn[4] = {
+        0x58000000u | (4u << 5) | 17u, /* ldr x17, pc + 16 */
+        0x58000000u | (5u << 5) | 16u, /* ldr x16, pc + 20, from the second word */
+        0xD61F0200u,                   /* br x16 */
+        0xD4200000u,                   /* brk #0: never reached */
+    };
+    uint64_t self = (uint64_t)(uintptr_t)m;
+    uint64_t entry = (uint64_t)(uintptr_t)(call_mode ? entry_call : entry_jump);
+    memcpy(m->code, insn, sizeof(insn));
+    memcpy(m->code + 16, &self, 8);
+    memcpy(m->code + 24, &entry, 8);
+    /* Instruction and data caches are not coherent on aarch64: the new
+     * code must reach the point of unification before the JVM, told its
+     * address once the bind callback returns, branches to it. */
+    __builtin___clear_cache((char *)m->code, (char *)m->code + 32);
+}
+#else
+#error "pinwatch has native method entries for x86_64 and aarch64 only"
+#endif
 
 /* Asks the JVM for the method's names; leaves them unset when it cannot
  * answer yet (primordial phase) or any more (class unloaded). */

@@ -10,7 +10,7 @@
 #include <stdatomic.h>
 
 struct pw_method {
-    uint8_t code[32]; /* the thunk: r11 = this; jmp pw_native_entry */
+    uint8_t code[32]; /* the thunk: r11 (x17 on aarch64) = this; jump to the entry */
     void *orig;       /* PW_M_ORIG: the function the JVM wanted to call */
     jmethodID id;
     /* "pkg.Outer$Inner.name" and "(J[J)[J": set once, when the JVM can

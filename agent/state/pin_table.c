@@ -1,4 +1,5 @@
 #include "pin_table.h"
+#include "cpu.h"
 #include "memory.h"
 
 #include <stdlib.h>
@@ -16,7 +17,7 @@ void
 pw_pin_table_lock(struct pw_pin_table *tab)
 {
     while (atomic_flag_test_and_set_explicit(&tab->lock, memory_order_acquire))
-        __builtin_ia32_pause();
+        pw_cpu_relax();
 }
 
 void
@@ -110,6 +111,13 @@ pw_pin_table_insert(struct pw_pin_table *tab, uintptr_t key, const struct pw_pin
         uintptr_t k = atomic_load_explicit(&s->key, memory_order_relaxed);
         if (k == PW_KEY_EMPTY || k == PW_KEY_TOMB) {
             tab->used += k == PW_KEY_EMPTY;
+            /* A visitor that read the slot's old key must see it gone
+             * before it can see any of the new fields (pw_pin_table_visit
+             * checks the key again after copying them).  x86 keeps stores
+             * in order by itself; aarch64 needs the barrier, and only when
+             * a tombstone is reused. */
+            if (k == PW_KEY_TOMB)
+                atomic_thread_fence(memory_order_release);
             s->info = *info;
             atomic_store_explicit(&s->key, key, memory_order_release);
             return true;
@@ -213,8 +221,12 @@ pw_pin_table_visit(struct pw_pin_table *tab, pw_pin_visit_fn fn, void *arg)
         if (!PW_KEY_IS_PIN(key))
             continue;
         struct pw_pin_info info = s->info;
-        /* The owner may have removed and reused the slot meanwhile. */
-        if (atomic_load_explicit(&s->key, memory_order_acquire) != key)
+        /* The owner may have removed and reused the slot meanwhile.  The
+         * fence keeps the copy above before the second look at the key
+         * (an acquire load alone would let aarch64 read the fields late;
+         * x86 never reorders loads with loads). */
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&s->key, memory_order_relaxed) != key)
             continue;
         if (fn(key, &info, arg))
             take_remote(s, key, NULL);

@@ -1,4 +1,5 @@
 #include "backtrace.h"
+#include "cpu.h"
 #include "frame_layout.h"
 
 #define UNW_LOCAL_ONLY
@@ -25,6 +26,9 @@ pw_backtrace(void *ret, uintptr_t *ips, int max, bool bounded)
         unw_word_t ip;
         if (unw_get_reg(&cursor, UNW_REG_IP, &ip) != 0 || ip == 0)
             break;
+        /* A return address saved by code built with pointer
+         * authentication may still carry its signature. */
+        ip = (unw_word_t)(uintptr_t)pw_strip_pac((void *)(uintptr_t)ip);
         if (pw_is_native_return((uintptr_t)ip))
             break;
         if (!started && ip == (unw_word_t)(uintptr_t)ret)

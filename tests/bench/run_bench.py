@@ -49,11 +49,12 @@ import shutil
 import statistics
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 
 LZ4_JAR = '/usr/share/java/lz4-java.jar'
-LZ4_JNI_DIR = '/usr/lib/x86_64-linux-gnu/jni'
+LZ4_JNI_DIR = '/usr/lib/%s/jni' % (sysconfig.get_config_var('MULTIARCH') or 'x86_64-linux-gnu')
 MAIN_CLASS = 'pinwatch.bench.Bench'
 JVM_TIMEOUT = 300  # seconds for one JVM: a hang ends the run, not the machine's afternoon
 DEFAULT_JDKS = [('jdk17', '/usr/lib/jvm/java-17-openjdk-amd64'),
@@ -65,6 +66,8 @@ PAIRS = [('long4', 'GetLongArrayElements long[4]'),
          ('bytes64k', 'GetByteArrayElements 64 KiB'),
          ('utf32', 'GetStringUTFChars 32 chars')]
 LEAK_PINS = 1_000_000
+EMULATED = ('EMULATED: aarch64 under qemu-user, a smoke test of the benchmark; its figures and target '
+            'verdicts are not meaningful')
 LEAK_PER_CALL = 1000
 
 # The targets, checked against the defaults (and stack16) medians.
@@ -95,13 +98,17 @@ def log(msg=''):
 
 
 class Jdk:
-    def __init__(self, name, home):
+    def __init__(self, name, home, qemu_root=None):
         self.name = name
         self.home = home
         self.java = os.path.join(home, 'bin', 'java')
+        # --qemu-root: an arm64 JDK in that Debian tree, run through qemu-user.
+        self.launcher = ['qemu-aarch64-static', '-L', qemu_root] if qemu_root else []
         env = dict(os.environ)
         env['PATH'] = os.path.join(home, 'bin') + os.pathsep + env.get('PATH', '')
         env['JAVA_HOME'] = home
+        if qemu_root:
+            env.update(QEMU_LD_PREFIX=qemu_root, QEMU_CPU='max,pauth-impdef=on')
         # Options from the caller's environment would change what is measured.
         for var in ('JAVA_TOOL_OPTIONS', '_JAVA_OPTIONS', 'JDK_JAVA_OPTIONS'):
             env.pop(var, None)
@@ -110,6 +117,9 @@ class Jdk:
 
     def present(self):
         return os.access(self.java, os.X_OK)
+
+    def argv(self, *args):
+        return self.launcher + [self.java] + list(args)
 
 
 class Bench:
@@ -125,7 +135,7 @@ class Bench:
         return os.path.join(self.tmpdir, '%03d-%s.jsonl' % (self.counter, tag))
 
     def argv(self, jdk, config, mode_args, report, jvm_args=()):
-        argv = [jdk.java] + list(jvm_args)
+        argv = jdk.argv(*jvm_args)
         if config in ('defaults', 'stack16'):
             extra = 'stack=16,' if config == 'stack16' else ''
             argv.append('-agentpath:%s=%sfile=%s,format=json' % (self.opts.agent, extra, report))
@@ -467,7 +477,7 @@ def cpu_model():
 
 
 def jdk_version(jdk):
-    p = subprocess.run([jdk.java, '-version'], env=jdk.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    p = subprocess.run(jdk.argv('-version'), env=jdk.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        universal_newlines=True)
     lines = p.stdout.splitlines()
     return ' / '.join(lines[:2]) if lines else '?'
@@ -502,6 +512,9 @@ def parse_args():
     ap.add_argument('--rounds', type=int, help='interleaved rounds (default 7, --quick 3)')
     ap.add_argument('--leak-rounds', type=int, help='rounds of the memory/dump phase (default 3, --quick 1)')
     ap.add_argument('--json', metavar='FILE', help='also write every per-round figure to FILE')
+    ap.add_argument('--qemu-root', metavar='ROOT',
+                    help='the JDKs are arm64 ones in this Debian tree, run through qemu-user: a smoke '
+                    'test of the benchmark on aarch64 (1 round, short trials); its figures are not meaningful')
     opts = ap.parse_args()
     if opts.build:
         b = os.path.abspath(opts.build)
@@ -521,6 +534,12 @@ def parse_args():
     opts.jdks = [(n, h) for n, h in pairs if not opts.jdk or n in opts.jdk]
     if not opts.jdks:
         ap.error('no JDK left after --jdk %s' % ' '.join(opts.jdk))
+    if opts.qemu_root:
+        global LZ4_JAR, LZ4_JNI_DIR
+        LZ4_JAR = os.path.join(opts.qemu_root, 'usr/share/java/lz4-java.jar')
+        LZ4_JNI_DIR = os.path.join(opts.qemu_root, 'usr/lib/aarch64-linux-gnu/jni')
+        opts.quick = True
+        opts.rounds = opts.rounds or 1
     opts.rounds = opts.rounds or (3 if opts.quick else 7)
     opts.leak_rounds = opts.leak_rounds or (1 if opts.quick else 3)
     opts.trial_ms, opts.trials = (25, 3) if opts.quick else (50, 5)
@@ -531,7 +550,7 @@ def main():
     opts = parse_args()
     jdks = []
     for name, home in opts.jdks:
-        jdk = Jdk(name, home)
+        jdk = Jdk(name, home, opts.qemu_root)
         if jdk.present():
             jdk.version = jdk_version(jdk)
             jdks.append(jdk)
@@ -544,6 +563,8 @@ def main():
         log('lz4-java not installed (%s, %s): the lz4 row will be missing' % (LZ4_JAR, LZ4_JNI_DIR))
 
     log('pinwatch benchmark')
+    if opts.qemu_root:
+        log(EMULATED)
     log('CPU: %s, %d CPUs; %s' % (cpu_model(), os.cpu_count() or 0, platform.platform()))
     for jdk in jdks:
         log('%s: %s (%s)' % (jdk.name, jdk.version, jdk.home))
@@ -572,11 +593,13 @@ def main():
     log('')
     log('%d of %d targets met; %.0f s; load average at end: %s'
         % (sum(verdicts), len(verdicts), time.monotonic() - started, loadavg()))
+    if opts.qemu_root:
+        log(EMULATED)
 
     doc = {
         'cpu': cpu_model(), 'cpus': os.cpu_count(), 'agent_sha256': sha256(opts.agent)[:16],
         'jdks': {j.name: j.version for j in jdks},
-        'rounds': opts.rounds, 'leak_rounds': opts.leak_rounds,
+        'rounds': opts.rounds, 'leak_rounds': opts.leak_rounds, 'emulated': bool(opts.qemu_root),
         'stack16': bench.stack16,
         'medians': summary, 'memory_dump': leak,
     }

@@ -19,6 +19,7 @@ import json
 import os
 import re
 import queue
+import shlex
 import shutil
 import signal
 import subprocess
@@ -33,6 +34,10 @@ KEEP = 'pinwatch.cli.Driver.keep'
 EVAL_BYTES = 16          # long[2]
 KEEP_BYTES = 97 * 4      # int[97]
 CHROMIUM = '/usr/bin/chromium'
+# The arm64 Debian tree of the aarch64 cross build (tests/cli/meson.build), or None.
+QEMU_ROOT = os.environ.get('PW_QEMU_ROOT') or None
+# Emulation: every wait below is this many times longer (what is asserted is not).
+TIME_SCALE = 4 if QEMU_ROOT else 1
 
 
 class Fail(Exception):
@@ -62,12 +67,36 @@ class Ctx:
         assert shutil.which('jcmd', path=self.env['PATH']) is None
         self.jvms = []
         self.log = []
+        self.qemu_bin = None
+        self.java = os.path.join(opts.jdk_home or '', 'bin', 'java')
+        if QEMU_ROOT:
+            self._qemu_launchers()
+
+    def _qemu_launchers(self):
+        """The aarch64 cross build (PW_QEMU_ROOT): pinwatch and the arm64
+        java run through qemu-user, by exec scripts that keep the pid.
+        Scripts, not an argv prefix, so that `pinwatch run -- java` and the
+        attach-as-root case start them the same way; in the build dir, not
+        in /tmp, which attach-as-root hides from its JVM."""
+        bindir = self.qemu_bin = tempfile.mkdtemp(prefix='qemu-bin-%s-' % self.o.case, dir=self.o.builddir)
+        os.chmod(bindir, 0o755)
+        qemu = shutil.which('qemu-aarch64-static') or '/usr/bin/qemu-aarch64-static'
+        for name, prog in (('pinwatch', self.o.pinwatch), ('java', self.java)):
+            path = os.path.join(bindir, name)
+            with open(path, 'w', encoding='utf-8') as f:
+                f.write('#!/bin/sh\nQEMU_LD_PREFIX=%s QEMU_CPU=max,pauth-impdef=on\n'
+                        'export QEMU_LD_PREFIX QEMU_CPU\nexec %s %s "$@"\n'
+                        % (shlex.quote(QEMU_ROOT), qemu, shlex.quote(os.path.abspath(prog))))
+            os.chmod(path, 0o755)
+        self.o.pinwatch = os.path.join(bindir, 'pinwatch')
+        self.java = os.path.join(bindir, 'java')
 
     def path(self, name):
         return os.path.join(self.tmp, name)
 
     def pw(self, *args, timeout=30, env=None, preexec=None, prog=None):
         """Runs pinwatch; returns (status, stdout, stderr)."""
+        timeout *= TIME_SCALE
         argv = [prog or self.o.pinwatch] + [str(a) for a in args]
         try:
             p = subprocess.run(argv, env=env or self.env, stdin=subprocess.DEVNULL, capture_output=True,
@@ -79,8 +108,7 @@ class Ctx:
         return p.returncode, p.stdout, p.stderr
 
     def java_argv(self, extra=(), classpath=None, libpath=None):
-        java = os.path.join(self.o.jdk_home, 'bin', 'java')
-        return [java, '-XX:+EnableDynamicAgentLoading', '--enable-native-access=ALL-UNNAMED',
+        return [self.java, '-XX:+EnableDynamicAgentLoading', '--enable-native-access=ALL-UNNAMED',
                 '-Xshare:auto', '-XX:TieredStopAtLevel=1'] + list(extra) + [
                     '-cp', classpath or self.o.classpath,
                     '-Djava.library.path=' + (libpath or self.o.libpath), 'pinwatch.cli.Driver']
@@ -107,6 +135,8 @@ class Ctx:
         for j in self.jvms:
             j.kill()
         shutil.rmtree(self.tmp, ignore_errors=True)
+        if self.qemu_bin:
+            shutil.rmtree(self.qemu_bin, ignore_errors=True)
 
 
 class Jvm:
@@ -135,6 +165,7 @@ class Jvm:
         self.lines.put(None)
 
     def wait_for(self, pattern, timeout=30):
+        timeout *= TIME_SCALE
         deadline = time.monotonic() + timeout
         rx = re.compile(pattern)
         while True:
@@ -161,6 +192,7 @@ class Jvm:
     def finish(self, timeout=30, close_stdin=True):
         """close_stdin=False: the JVM must end on its own (a signal); EOF
         would end the driver with status 0."""
+        timeout *= TIME_SCALE
         if close_stdin:
             try:
                 self.p.stdin.close()
@@ -377,6 +409,21 @@ def case_diff(ctx):
     expect(status == 0 and 'interval: unknown (two different JVMs); no rates' in out
            and re.search(r'^com\.example\.Codec\.decode +GetIntArrayElements +5 +26 +\+21 +\+8400 +-$', out, re.M),
            'diff of two JVMs: status %d\n%s%s', status, out, err)
+    # A finding's sites carry a role and frames, not a row site's counts
+    # (README, "Findings"): a report with findings is read all the same.
+    with_finding = ctx.path('finding.jsonl')
+    with open(b) as f:
+        report = json.loads(f.readline())
+    report['findings'] = [{
+        'kind': 'long_critical', 'method': 'com.example.Codec.decode', 'signature': '([I)V',
+        'function': 'GetPrimitiveArrayCritical', 'call': 'ReleasePrimitiveArrayCritical', 'count': 1,
+        'max_ms': 40, 'p99_ms': 40,
+        'sites': [{'role': 'acquire', 'frames': [{'address': '0x1000', 'symbol': 'Java_x', 'offset': 4,
+                                                  'library': '/lib/x.so'}]}]}]
+    with open(with_finding, 'w') as f:
+        f.write(json.dumps(report) + '\n')
+    status, out, err = ctx.pw('diff', a, with_finding)
+    expect(status == 0 and err == '', 'diff of a report with a finding: status %d\n%s%s', status, out, err)
 
 
 def case_bad_input(ctx):
@@ -876,6 +923,7 @@ def shlex_quote(s):
 
 def find_child_java(root_pid, timeout=10):
     """The host pid of the java under unshare -> sh (exec'd into java)."""
+    timeout *= TIME_SCALE
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         pending, seen = [root_pid], []
@@ -890,7 +938,8 @@ def find_child_java(root_pid, timeout=10):
         for pid in seen:
             try:
                 with open('/proc/%d/comm' % pid) as f:
-                    if f.read().strip() == 'java':
+                    # Under qemu-user the kernel knows the JVM as qemu (comm is cut at 15).
+                    if f.read().strip() == ('qemu-aarch64-st' if QEMU_ROOT else 'java'):
                         return pid
             except OSError:
                 pass

@@ -432,7 +432,8 @@ def drop_capabilities():
     # capset(): clear effective, permitted and inheritable sets.
     header = (ctypes.c_uint32 * 2)(0x20080522, 0)
     data = (ctypes.c_uint32 * 6)()
-    if libc.syscall(126, header, data) != 0:     # SYS_capset on x86_64
+    # SYS_capset: 126 on x86_64, 91 on aarch64 (the generic syscall table).
+    if libc.syscall(91 if os.uname().machine == 'aarch64' else 126, header, data) != 0:
         raise OSError(ctypes.get_errno(), 'capset')
 
 

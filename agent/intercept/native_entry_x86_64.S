@@ -10,7 +10,7 @@
  * Only rax, r10 and r11 are used: none of them carries an argument of a
  * (non-variadic) JNI function, and r11 is the thunk's own scratch register. */
 
-#include "asm_macros.h"
+#include "asm_macros_x86_64.h"
 #include "native_entry.h"
 
     .text
