@@ -6,6 +6,7 @@
 #include "findings.h"
 #include "jni_hooks.h"
 #include "log.h"
+#include "metrics_server.h"
 #include "methods.h"
 #include "options.h"
 #include "rebind.h"
@@ -82,7 +83,7 @@ static jint
 command(const struct pw_options *cmd, const char *text)
 {
     if (!cmd->dump || cmd->threshold != 10000 || cmd->interval_ms != 0 || cmd->exitcode != 0 ||
-        cmd->suppress[0] != '\0') {
+        cmd->suppress[0] != '\0' || cmd->metrics_port != 0) {
         pw_log_error("pinwatch already runs in this JVM: a second load takes only "
                      "'dump[,file=PATH][,format=text|json]', not '%.200s'",
                      text != NULL ? text : "");
@@ -216,6 +217,10 @@ start(JavaVM *vm, const char *text, bool attached)
     /* Last, when nothing can fail any more: a thread started before a
      * failure would outlive the agent that gave up. */
     pw_report_thread_start(&options);
+    /* A port already taken is no reason to stop a JVM that is otherwise
+     * watched: the error line says so and the reports go on. */
+    if (options.metrics_port != 0)
+        (void)pw_metrics_server_start(&options);
     if (options.exitcode != 0)
         atexit(apply_exit_status);
     return PINWATCH_OK;
