@@ -3,6 +3,7 @@
  * dumps.c (reading reports), report_html.c, diff.c and stacks.c. */
 #include "attach.h"
 #include "diff.h"
+#include "fleet.h"
 #include "dumps.h"
 #include "report_html.h"
 #include "stacks.h"
@@ -34,8 +35,8 @@ static const char usage_main[] =
     "  attach PID [OPTIONS]          load the agent into a running HotSpot JVM\n"
     "  dump PID [OPTIONS]            ask the agent in a JVM for a report now\n"
     "  run [OPTIONS] -- JAVA ARGS... start a JVM with the agent\n"
-    "  report FILE.jsonl [-o OUT]    write a self-contained HTML report\n"
-    "  diff A.jsonl [B.jsonl]        live pins between two reports\n"
+    "  report FILE|DIR... [-o OUT]   write a self-contained HTML report\n"
+    "  diff FILE|DIR...              live pins between reports, per JVM\n"
     "  help [COMMAND]                this text, or a command's\n"
     "\n"
     "Options of every command: -h, --help.  pinwatch --version prints the version.\n"
@@ -126,6 +127,7 @@ static const char usage_run[] =
 
 static const char usage_report[] =
     "Usage: pinwatch report FILE.jsonl [-o OUT.html]\n"
+    "       pinwatch report FILE.jsonl|DIR... -o OUT.html\n"
     "\n"
     "Writes one self-contained HTML page (no network access, no external files)\n"
     "from the agent's JSON Lines reports in FILE: the growth of live pins and live\n"
@@ -137,9 +139,15 @@ static const char usage_report[] =
     "ended while writing it) is skipped with a warning; the agent's \"[pinwatch]\"\n"
     "log lines are skipped, so a captured stderr works too.\n"
     "\n"
+    "Reports of several JVMs (several files, a directory of .jsonl/.json files,\n"
+    "or one file that several JVMs appended to) make one page for them all: a\n"
+    "table of the JVMs (host and pid), the growth of live pins summed over them,\n"
+    "the live pins of each JVM's latest report with its host and pid, the same\n"
+    "rows summed, and one flame graph of all their live bytes.\n"
+    "\n"
     "Options:\n"
-    "  -o, --output OUT    the page to write (default FILE without .jsonl, plus\n"
-    "                      .html); - for stdout\n";
+    "  -o, --output OUT    the page to write (default FILE or DIR without .jsonl,\n"
+    "                      plus .html; needed with several inputs); - for stdout\n";
 
 static const char usage_diff[] =
     "Usage: pinwatch diff A.jsonl B.jsonl\n"
@@ -149,7 +157,16 @@ static const char usage_diff[] =
     "of FILE with its last.  For each (native method, JNI function) with live pins\n"
     "in either: live pins before and after, the change, the change in live bytes,\n"
     "and the change per second of JVM uptime (when both reports come from one JVM),\n"
-    "most growth first.  Counts are exact integers.\n";
+    "most growth first.  Counts are exact integers.\n"
+    "\n"
+    "       pinwatch diff [--per-jvm] FILE|DIR...\n"
+    "\n"
+    "Reports of many JVMs (a directory of .jsonl/.json files, more than two files,\n"
+    "a file several JVMs appended to, or --per-jvm): each JVM's first report\n"
+    "against its last (against its start when it wrote one), one row per JVM and\n"
+    "(method, function) naming the JVM as HOST:PID, most growth first across all;\n"
+    "then the same rows summed over the JVMs, and the total.  JVMs are told apart\n"
+    "by host, pid and start time.\n";
 
 struct command {
     const char *name;
@@ -782,25 +799,33 @@ cmd_report(int argc, char **argv)
     }
     if (optind >= argc)
         return usage_error("report", "%s", "missing the JSON Lines file");
-    if (optind + 1 < argc)
-        return usage_error("report", "unexpected argument '%s'", argv[optind + 1]);
+    /* Several files or a directory: reports of many JVMs (fleet.c). */
+    int inputs = argc - optind;
+    if (inputs > 1 && output == NULL)
+        return usage_error("report", "%s", "several inputs: name the page with -o");
     const char *input = argv[optind];
-    struct pw_dumps d;
-    if (!pw_dumps_read(input, &d))
+    struct pw_fleet fleet;
+    if (!pw_fleet_read(argv + optind, inputs, &fleet))
         return PW_EXIT_FAIL;
+    bool one_jvm = fleet.nfiles == 1 && fleet.nprocs == 1 && !fleet.had_directory;
     char derived[PATH_MAX];
     if (output == NULL) {
         size_t len = strlen(input);
+        while (len > 1 && input[len - 1] == '/')
+            len--;
         size_t stem = len;
-        if (len > 6 && strcmp(input + len - 6, ".jsonl") == 0)
+        if (len > 6 && strncmp(input + len - 6, ".jsonl", 6) == 0)
             stem = len - 6;
-        else if (len > 5 && strcmp(input + len - 5, ".json") == 0)
+        else if (len > 5 && strncmp(input + len - 5, ".json", 5) == 0)
             stem = len - 5;
         snprintf(derived, sizeof(derived), "%.*s.html", (int)stem, input);
         output = derived;
     }
     struct pw_buf page = {0};
-    pw_report_html(&page, input, &d);
+    if (one_jvm)
+        pw_report_html(&page, input, &fleet.files[0]);
+    else
+        pw_report_html_fleet(&page, &fleet);
     int rc = PW_EXIT_OK;
     if (strcmp(output, "-") == 0) {
         if (fwrite(page.data, 1, page.len, stdout) != page.len || fflush(stdout) != 0) {
@@ -812,12 +837,15 @@ cmd_report(int argc, char **argv)
         if (f == NULL || fwrite(page.data, 1, page.len, f) != page.len || fclose(f) != 0) {
             pw_error("cannot write %s: %s", output, strerror(errno));
             rc = PW_EXIT_FAIL;
+        } else if (one_jvm) {
+            printf("%s: %zu report%s\n", output, fleet.ndumps, fleet.ndumps == 1 ? "" : "s");
         } else {
-            printf("%s: %zu report%s\n", output, d.n, d.n == 1 ? "" : "s");
+            printf("%s: %zu report%s of %zu JVM%s\n", output, fleet.ndumps, fleet.ndumps == 1 ? "" : "s",
+                   fleet.nprocs, fleet.nprocs == 1 ? "" : "s");
         }
     }
     pw_buf_free(&page);
-    pw_dumps_free(&d);
+    pw_fleet_free(&fleet);
     return rc;
 }
 
@@ -827,43 +855,51 @@ static int
 cmd_diff(int argc, char **argv)
 {
     static const struct option longopts[] = {
+        {"per-jvm", no_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
+    bool per_jvm = false;
     int c;
     opterr = 0;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hj", longopts, NULL)) != -1) {
         if (c == 'h') {
             fputs(usage_diff, stdout);
             return PW_EXIT_OK;
         }
+        if (c == 'j') {
+            per_jvm = true;
+            continue;
+        }
         return usage_error("diff", "unknown option '%s'", argv[optind - 1]);
     }
     int files = argc - optind;
-    if (files < 1 || files > 2)
-        return usage_error("diff", "%s", files < 1 ? "missing the JSON Lines file(s)" : "more than two files");
-    struct pw_dumps a, b;
-    if (!pw_dumps_read(argv[optind], &a))
+    if (files < 1)
+        return usage_error("diff", "%s", "missing the JSON Lines file(s)");
+    struct pw_fleet f;
+    if (!pw_fleet_read(argv + optind, files, &f))
         return PW_EXIT_FAIL;
-    if (files == 1) {
-        if (a.n < 2) {
+    /* One JVM per file and at most two files: as ever, the first report
+     * against the last, or A's last against B's.  Anything else (fleet.c). */
+    bool each = per_jvm || f.had_directory || f.nfiles > 2;
+    for (size_t i = 0; i < f.nfiles && !each; i++)
+        each = !pw_fleet_file_single(&f, i);
+    if (each) {
+        pw_diff_fleet(stdout, &f);
+    } else if (f.nfiles == 1) {
+        const struct pw_dumps *a = &f.files[0];
+        if (a->n < 2) {
             pw_error("%s holds one report; diff compares its first and last, or the last of two files",
                      argv[optind]);
-            pw_dumps_free(&a);
+            pw_fleet_free(&f);
             return PW_EXIT_FAIL;
         }
-        pw_diff(stdout, &a.items[0], &a.items[a.n - 1]);
-        pw_dumps_free(&a);
-        return PW_EXIT_OK;
+        pw_diff(stdout, &a->items[0], &a->items[a->n - 1]);
+    } else {
+        pw_diff(stdout, &f.files[0].items[f.files[0].n - 1], &f.files[1].items[f.files[1].n - 1]);
     }
-    if (!pw_dumps_read(argv[optind + 1], &b)) {
-        pw_dumps_free(&a);
-        return PW_EXIT_FAIL;
-    }
-    pw_diff(stdout, &a.items[a.n - 1], &b.items[b.n - 1]);
-    pw_dumps_free(&a);
-    pw_dumps_free(&b);
+    pw_fleet_free(&f);
     return PW_EXIT_OK;
 }
 

@@ -287,9 +287,9 @@ def case_usage(ctx):
         (('run', '--exitcode', 'x', '--', 'java'), '--exitcode takes a status'),
         (('report',), 'missing the JSON Lines file'),
         (('report', 'a.jsonl', '-o'), "needs a value"),
-        (('report', 'a', 'b'), "unexpected argument 'b'"),
+        (('report', 'a', 'b'), 'several inputs: name the page with -o'),
         (('diff',), 'missing the JSON Lines file'),
-        (('diff', 'a', 'b', 'c'), 'more than two files'),
+        (('diff', '--each', 'a'), "unknown option '--each'"),
     ]
     for args, pattern in bad:
         status, out, err = ctx.pw(*args)
