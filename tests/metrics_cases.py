@@ -522,7 +522,66 @@ def case_metrics_prometheus(ctx):
     expect(find_row(last, HOLD, HOLD_FN)['live'] == 32, 'exit live')
 
 
+def case_fleet_jvms(ctx):
+    """Three JVMs leak 3, 5 and 8 pins into one directory; pinwatch diff and
+    report on the directory name each JVM and add them up, exactly as the
+    JSON files say."""
+    expect(ctx.pinwatch, '--pinwatch not given')
+    d = os.path.join(ctx.tmpdir, 'fleet')
+    os.mkdir(d)
+    counts = (3, 5, 8)
+    sessions = [Session(ctx, ctx.java_argv('SlowLeak', args=[str(n), '20', '100'],
+                                            agent_options='file=%s/pins-%%p.jsonl,format=json,interval=0.05' % d))
+                for n in counts]
+    try:
+        for s in sessions:
+            expect(s.finish() == 0, 'JVM %d exit status %s', s.pid, s.proc.returncode)
+    finally:
+        for s in sessions:
+            s.__exit__(None, None, None)
+    host = socket.gethostname()
+    expected = {}
+    for s, n in zip(sessions, counts):
+        dumps, last = load_report(os.path.join(d, 'pins-%d.jsonl' % s.pid))
+        expect(all(x['pid'] == s.pid and x['host'] == host for x in dumps), 'pid/host of %d', s.pid)
+        expect(len(dumps) >= 2, 'JVM %d wrote %d reports', s.pid, len(dumps))
+        first = [r for r in dumps[0]['rows'] if r['method'] == DRIP]
+        before = first[0]['live'] if first else 0
+        expect(find_row(last, DRIP, 'GetIntArrayElements')['live'] == n, 'JVM %d exit live', s.pid)
+        expected[s.pid] = (before, n, last['uptime_ms'] - dumps[0]['uptime_ms'])
+
+    def pw(*args):
+        done = subprocess.run([ctx.pinwatch] + list(args), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+        ctx.runs[-1].extra += '$ pinwatch %s\n%s%s' % (' '.join(args), done.stdout, done.stderr)
+        expect(done.returncode == 0 and done.stderr == '', 'pinwatch %s: status %d, %s', ' '.join(args),
+               done.returncode, done.stderr)
+        return done.stdout
+    out = pw('diff', d)
+    expect(out.startswith('JVMs: 3 on 1 host, '), 'diff header:\n%s', out)
+    for pid, (before, after, _) in expected.items():
+        pattern = r'^%s:%d +%s +GetIntArrayElements +%d +%d +%s +%s ' % (
+            re.escape(host), pid, re.escape(DRIP), before, after,
+            re.escape('%+d' % (after - before) if after != before else '0'),
+            re.escape('%+d' % ((after - before) * 263 * 4) if after != before else '0'))
+        expect(re.search(pattern, out, re.M), 'diff: no row %r:\n%s', pattern, out)
+    before_all = sum(v[0] for v in expected.values())
+    expect(re.search(r'^%s +GetIntArrayElements +3 +%d +16 ' % (re.escape(DRIP), before_all), out, re.M),
+           'diff: summed drip row:\n%s', out)
+    page = os.path.join(ctx.tmpdir, 'fleet.html')
+    out = pw('report', d, '-o', page)
+    n = sum(len(read_dumps(os.path.join(d, f))) for f in os.listdir(d))
+    expect(out == '%s: %d reports of 3 JVMs\n' % (page, n), 'report: %r', out)
+    with open(page, encoding='utf-8') as f:
+        text = f.read()
+    for pid, (_, after, _) in expected.items():
+        expect(re.search(r'<tr class="pw-jvm"><td class="host">%s</td><td class="num pid" data-v="%d">' %
+                         (re.escape(host), pid), text), 'page: no JVM row for %d', pid)
+    expect(re.search(r'<div class="card alert" id="total-live"><b>16</b>', text), 'page: total live card')
+
+
 CASES = {
+    'fleet-jvms': case_fleet_jvms,
     'metrics-http': case_metrics_http,
     'metrics-hardening': case_metrics_hardening,
     'metrics-port-taken': case_metrics_port_taken,
@@ -542,11 +601,13 @@ def main():
     parser.add_argument('--fixture-lib', required=True)
     parser.add_argument('--fixture-src', required=True)
     parser.add_argument('--rules', help='the example alert rules (metrics-prometheus)')
+    parser.add_argument('--pinwatch', help='the pinwatch command (fleet-jvms)')
     args = parser.parse_args()
     ctx = Context(args.case, args.jdk_name, args.jdk_home, os.path.abspath(args.agent),
                   os.path.abspath(args.jar), os.path.abspath(args.fixture_lib),
                   os.path.abspath(args.fixture_src))
     ctx.rules = os.path.abspath(args.rules) if args.rules else None
+    ctx.pinwatch = os.path.abspath(args.pinwatch) if args.pinwatch else None
     try:
         ctx.require_jdk()
         CASES[args.case](ctx)

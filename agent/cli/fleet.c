@@ -138,8 +138,9 @@ group(struct pw_fleet *f)
     for (size_t k = 0; k < f->nprocs; k++)
         qsort(f->procs[k].dumps, f->procs[k].n, sizeof(*f->procs[k].dumps), by_uptime);
     qsort(f->procs, f->nprocs, sizeof(*f->procs), by_identity);
+    /* Reports of agents that did not write "host" name none. */
     for (size_t k = 0; k < f->nprocs; k++)
-        f->nhosts += k == 0 || strcmp(f->procs[k].host, f->procs[k - 1].host) != 0;
+        f->nhosts += f->procs[k].host[0] != '\0' && (k == 0 || strcmp(f->procs[k].host, f->procs[k - 1].host) != 0);
 }
 
 bool

@@ -22,7 +22,7 @@ struct pw_fleet {
     struct pw_process *procs; /* by host, then pid, then start */
     size_t nprocs;
     size_t ndumps;
-    size_t nhosts;
+    size_t nhosts; /* distinct hosts named */
     bool had_directory;
 };
 
