@@ -397,9 +397,49 @@ def case_metrics_port_taken(ctx):
         expect(run.returncode != 0, 'metrics=%s: the JVM started', value)
         want = "[pinwatch] ERROR bad value '%s' for option 'metrics' (expected [HOST:]PORT)" % value
         expect(want in run.stderr.splitlines(), 'metrics=%s: stderr %s', value, tail(run.stderr, 5))
+    run = ctx.run_java('Hello', agent_options='help', expect_rc=None)
+    lines = run.stderr.splitlines()
+    for key, default in (('metrics=[HOST:]PORT', 'off'), ('metrics_rows=N', '20'),
+                         ('format=text|json|collapsed|openmetrics', 'text')):
+        expect(any(line.strip().startswith(key + ' ') and line.endswith('(default: %s)' % default) for line in lines),
+               'help lists no %s with default %s:\n%s', key, default, run.stderr)
     run = ctx.run_java('Hello', agent_options='metrics_rows=0', expect_rc=None)
     expect(run.returncode != 0 and "bad value '0' for option 'metrics_rows'" in run.stderr,
            'metrics_rows=0 accepted: %s', tail(run.stderr, 5))
+
+
+def case_metrics_ipv6(ctx):
+    """metrics=[::1]:PORT serves on IPv6 loopback only."""
+    try:
+        with socket.socket(socket.AF_INET6) as s:
+            s.bind(('::1', 0))
+            port = s.getsockname()[1]
+    except OSError as e:
+        print('SKIP: no IPv6 loopback here: %s' % e)
+        raise SystemExit(77)
+    session, report = start_midrun(ctx, 'metrics=[::1]:%d' % port)
+    with session:
+        session.wait_for(r'^READY \d+$')
+        with socket.create_connection(('::1', port), timeout=10) as c:
+            c.sendall(b'GET /metrics HTTP/1.1\r\n\r\n')
+            reply = b''
+            while True:
+                chunk = c.recv(65536)
+                if not chunk:
+                    break
+                reply += chunk
+        status, _, body = parse_reply(reply)
+        samples, _ = parse_exposition(body.decode('utf-8'), openmetrics=False)
+        expect(status == 200 and row_value(samples, 'pinwatch_live_pins', HOLD, HOLD_SIG, HOLD_FN) == HOLD_PINS,
+               'IPv6 scrape: status %d', status)
+        refused = False
+        try:
+            socket.create_connection(('127.0.0.1', port), timeout=5).close()
+        except OSError:
+            refused = True
+        expect(refused, 'metrics=[::1] also answers on 127.0.0.1')
+        session.send('go')
+        expect(session.finish() == 0, 'JVM exit status %s', session.proc.returncode)
 
 
 def case_metrics_textfile(ctx):
@@ -586,6 +626,7 @@ CASES = {
     'metrics-hardening': case_metrics_hardening,
     'metrics-port-taken': case_metrics_port_taken,
     'metrics-textfile': case_metrics_textfile,
+    'metrics-ipv6': case_metrics_ipv6,
     'metrics-prometheus': case_metrics_prometheus,
 }
 
