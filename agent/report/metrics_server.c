@@ -195,9 +195,10 @@ server_thread(void *arg)
     for (;;) {
         int fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
         if (fd < 0) {
-            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-                /* Out of descriptors: the pending connection stays queued;
-                 * let the process free some rather than spin. */
+            /* A client that gave up before we took it: next.  Anything else
+             * (out of descriptors or memory) leaves the connection queued:
+             * pause rather than spin until the process frees some. */
+            if (errno != EINTR && errno != ECONNABORTED && errno != EAGAIN) {
                 struct timespec pause = {0, 100 * 1000000L};
                 nanosleep(&pause, NULL);
             }

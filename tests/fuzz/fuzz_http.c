@@ -27,7 +27,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         size_t n = (size_t)(nl - buf);
         if (n > 0 && buf[n - 1] == '\r')
             n--;
-        CHECK(n >= 22 && memcmp(buf, "GET /metrics", 12) == 0 && (buf[12] == ' ' || buf[12] == '?') &&
+        CHECK(n >= 21 && memcmp(buf, "GET /metrics", 12) == 0 && (buf[12] == ' ' || buf[12] == '?') &&
                   (memcmp(buf + n - 9, " HTTP/1.1", 9) == 0 || memcmp(buf + n - 9, " HTTP/1.0", 9) == 0),
               "200 for %.*s", (int)n, buf);
     }
