@@ -217,6 +217,18 @@ def case_metrics_http(ctx):
     session, report = start_midrun(ctx, 'metrics=127.0.0.1:%d,metrics_rows=2' % port)
     with session:
         session.wait_for(r'^READY \d+$')
+        # The endpoint is a thread of the agent's own, signals blocked.
+        threads = {}
+        for tid in os.listdir('/proc/%d/task' % session.pid):
+            with open('/proc/%d/task/%s/status' % (session.pid, tid)) as f:
+                fields = dict(line.rstrip('\n').split(':\t', 1) for line in f if ':\t' in line)
+            threads.setdefault(fields['Name'], []).append(fields)
+        http = threads.get('pinwatch-http', [])
+        expect(len(http) == 1, 'threads named pinwatch-http: %d of %s', len(http), sorted(threads))
+        # Signals 1-31 but SIGKILL and SIGSTOP, which cannot be blocked.
+        blockable = 0x7fffffff & ~(1 << (9 - 1)) & ~(1 << (19 - 1))
+        expect(int(http[0]['SigBlk'], 16) & blockable == blockable,
+               'pinwatch-http does not block signals: SigBlk %s', http[0]['SigBlk'])
         status, headers, body = get(port)
         expect(status == 200, 'GET /metrics: status %d', status)
         expect(headers.get('content-type') == TEXT_TYPE, 'Content-Type %r', headers.get('content-type'))
