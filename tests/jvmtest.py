@@ -337,6 +337,8 @@ def check_invariants(dump, at_exit=False, extended=False):
     if dump.get('reason') not in REASONS:
         raise TestFailure('%s: unexpected reason (expected one of %s)' % (where, ', '.join(REASONS)))
     _num(dump, 'pid', where)
+    if not isinstance(dump.get('host'), str):
+        raise TestFailure('%s: "host" should be a string, got %r' % (where, dump.get('host')))
     _num(dump, 'uptime_ms', where)
     totals = dump.get('totals')
     rows = dump.get('rows')
@@ -567,7 +569,7 @@ def _sample_dump():
     rows = [row('a.B.c', 'GetIntArrayElements', 5, 2, 3, 300),
             row('a.B.d', 'GetByteArrayElements', 4, 3, 1, 10),
             row('a.B.e', 'GetStringChars', 9, 9, 0, 0)]
-    return {'tool': 'pinwatch', 'version': '0.1.0', 'pid': 1, 'reason': 'exit', 'uptime_ms': 5,
+    return {'tool': 'pinwatch', 'version': '0.1.0', 'pid': 1, 'host': 'h1', 'reason': 'exit', 'uptime_ms': 5,
             'since_ms': 0,
             'totals': {'acquired': 18, 'released': 14, 'live': 4, 'live_bytes': 310,
                        'unmatched_releases': 0, 'commits': 0,

@@ -1,5 +1,6 @@
 #include "options.h"
 
+#include <arpa/inet.h>
 #include <string.h>
 
 #define PW_STR_(x) #x
@@ -24,6 +25,8 @@ set_format(struct pw_options *opts, const char *value, size_t len)
         opts->format = PW_FORMAT_JSON;
     else if (len == 9 && memcmp(value, "collapsed", 9) == 0)
         opts->format = PW_FORMAT_COLLAPSED;
+    else if (len == 11 && memcmp(value, "openmetrics", 11) == 0)
+        opts->format = PW_FORMAT_OPENMETRICS;
     else
         return false;
     return true;
@@ -125,12 +128,64 @@ set_suppress(struct pw_options *opts, const char *value, size_t len)
     return true;
 }
 
+/* [HOST:]PORT, HOST a numeric address ("[::1]" for IPv6): no name is looked
+ * up while the JVM starts, and a typo stops it rather than serve on an
+ * address nobody meant. */
+static bool
+set_metrics(struct pw_options *opts, const char *value, size_t len)
+{
+    const char *colon = NULL;
+    char host[sizeof(opts->metrics_host)] = "127.0.0.1";
+    if (len > 0 && value[0] == '[') {
+        const char *close = memchr(value, ']', len);
+        if (close == NULL || close + 1 >= value + len || close[1] != ':')
+            return false;
+        size_t hlen = (size_t)(close - value - 1);
+        if (hlen == 0 || hlen >= sizeof(host))
+            return false;
+        memcpy(host, value + 1, hlen);
+        host[hlen] = '\0';
+        struct in6_addr a6;
+        if (inet_pton(AF_INET6, host, &a6) != 1)
+            return false;
+        colon = close + 1;
+    } else {
+        for (size_t i = 0; i < len; i++)
+            if (value[i] == ':')
+                colon = value + i;
+        if (colon != NULL) {
+            size_t hlen = (size_t)(colon - value);
+            if (hlen == 0 || hlen >= sizeof(host))
+                return false;
+            memcpy(host, value, hlen);
+            host[hlen] = '\0';
+            struct in_addr a4;
+            if (inet_pton(AF_INET, host, &a4) != 1)
+                return false;
+        }
+    }
+    const char *port = colon != NULL ? colon + 1 : value;
+    uint64_t n;
+    if (!pw_parse_decimal(port, len - (size_t)(port - value), 65535, &n) || n == 0)
+        return false;
+    memcpy(opts->metrics_host, host, sizeof(host));
+    opts->metrics_port = (uint16_t)n;
+    return true;
+}
+
+static bool
+set_metrics_rows(struct pw_options *opts, const char *value, size_t len)
+{
+    return pw_parse_decimal(value, len, 10000, &opts->metrics_rows) && opts->metrics_rows > 0;
+}
+
 static const struct pw_option_spec specs[] = {
     {"file", "PATH", "stderr",
      "append every report to PATH (created 0600; %p is replaced by the pid)", set_file},
-    {"format", "text|json|collapsed", "text",
+    {"format", "text|json|collapsed|openmetrics", "text",
      "text: an aligned table for people; json: JSON Lines, one line per report; collapsed: live bytes per "
-     "stack for flame graphs",
+     "stack for flame graphs; openmetrics: Prometheus metrics, and file= is then replaced atomically at each "
+     "report (for node_exporter's textfile collector), not appended to",
      set_format},
     {"stack", "N", "16",
      "native frames kept per call site (0-64; 0: the call site only); taken when a site is new, then again at "
@@ -147,6 +202,13 @@ static const struct pw_option_spec specs[] = {
      "after the exit report, end the process with status N (1-255) if leaked pins remain", set_exitcode},
     {"suppress", "FILE", "none",
      "rules for pins kept on purpose: method:GLOB, library:GLOB, function:NAME, # comments", set_suppress},
+    {"metrics", "[HOST:]PORT", "off",
+     "serve the current figures at http://HOST:PORT/metrics for Prometheus, from the agent's own thread; "
+     "HOST is a numeric address, 127.0.0.1 when not given ([::1] style for IPv6)",
+     set_metrics},
+    {"metrics_rows", "N", "20",
+     "rows named in metrics (1-10000), the largest by live bytes; the rest are summed into one 'other' row",
+     set_metrics_rows},
     {"dump", "", "",
      "when loaded again into a JVM where pinwatch runs: write a report now (with file=, format=)", NULL},
     {"help", "", "",

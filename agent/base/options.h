@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-enum pw_format { PW_FORMAT_TEXT, PW_FORMAT_JSON, PW_FORMAT_COLLAPSED };
+enum pw_format { PW_FORMAT_TEXT, PW_FORMAT_JSON, PW_FORMAT_COLLAPSED, PW_FORMAT_OPENMETRICS };
 
 #define PW_PATH_MAX 4096
 
@@ -30,6 +30,10 @@ struct pw_options {
     int stack;               /* native frames per site; 0: the call site only */
     int javastack;           /* Java frames per site; 0: none */
     uint64_t critical_ms;    /* critical regions held longer are findings */
+    /* metrics=: where the HTTP endpoint listens; metrics_port 0: no endpoint. */
+    char metrics_host[64];   /* a numeric IPv4 or IPv6 address */
+    uint16_t metrics_port;
+    uint64_t metrics_rows;   /* rows in a metrics exposition before the rest become "other" */
     bool help;
     bool dump;               /* command: write a report now (second load only) */
     uint64_t given;          /* bit i: the key of row i of the table appeared in the text */

@@ -1,6 +1,8 @@
-/* pinwatch report FILE.jsonl [-o OUT]: one HTML page from the agent's reports. */
+/* pinwatch report FILE|DIR... [-o OUT]: one HTML page from the agent's reports,
+ * of one JVM or of many. */
 #include "commands.h"
 #include "dumps.h"
+#include "fleet.h"
 #include "report_html.h"
 #include "util.h"
 
@@ -11,6 +13,7 @@
 
 static const char usage[] =
     "Usage: pinwatch report FILE.jsonl [-o OUT.html]\n"
+    "       pinwatch report FILE.jsonl|DIR... -o OUT.html\n"
     "\n"
     "Writes one self-contained HTML page (no network access, no external files)\n"
     "from the agent's JSON Lines reports in FILE: the growth of live pins and live\n"
@@ -22,9 +25,15 @@ static const char usage[] =
     "ended while writing it) is skipped with a warning; the agent's \"[pinwatch]\"\n"
     "log lines are skipped, so a captured stderr works too.\n"
     "\n"
+    "Reports of several JVMs (several files, a directory of .jsonl/.json files,\n"
+    "or one file that several JVMs appended to) make one page for them all: a\n"
+    "table of the JVMs (host and pid), the growth of live pins summed over them,\n"
+    "the live pins of each JVM's latest report with its host and pid, the same\n"
+    "rows summed, and one flame graph of all their live bytes.\n"
+    "\n"
     "Options:\n"
-    "  -o, --output OUT    the page to write (default FILE without .jsonl, plus\n"
-    "                      .html); - for stdout\n";
+    "  -o, --output OUT    the page to write (default FILE or DIR without .jsonl,\n"
+    "                      plus .html; needed with several inputs); - for stdout\n";
 
 void
 pw_usage_report(FILE *out)
@@ -54,25 +63,33 @@ pw_cmd_report(int argc, char **argv)
     }
     if (optind >= argc)
         return pw_usage_error("report", "%s", "missing the JSON Lines file");
-    if (optind + 1 < argc)
-        return pw_usage_error("report", "unexpected argument '%s'", argv[optind + 1]);
+    /* Several files or a directory: reports of many JVMs (fleet.c). */
+    int inputs = argc - optind;
+    if (inputs > 1 && output == NULL)
+        return pw_usage_error("report", "%s", "several inputs: name the page with -o");
     const char *input = argv[optind];
-    struct pw_dumps d;
-    if (!pw_dumps_read(input, &d))
+    struct pw_fleet fleet;
+    if (!pw_fleet_read(argv + optind, inputs, &fleet))
         return PW_EXIT_FAIL;
+    bool one_jvm = fleet.nfiles == 1 && fleet.nprocs == 1 && !fleet.had_directory;
     char derived[PATH_MAX];
     if (output == NULL) {
         size_t len = strlen(input);
+        while (len > 1 && input[len - 1] == '/')
+            len--;
         size_t stem = len;
-        if (len > 6 && strcmp(input + len - 6, ".jsonl") == 0)
+        if (len > 6 && strncmp(input + len - 6, ".jsonl", 6) == 0)
             stem = len - 6;
-        else if (len > 5 && strcmp(input + len - 5, ".json") == 0)
+        else if (len > 5 && strncmp(input + len - 5, ".json", 5) == 0)
             stem = len - 5;
         snprintf(derived, sizeof(derived), "%.*s.html", (int)stem, input);
         output = derived;
     }
     struct pw_buf page = {0};
-    pw_report_html(&page, input, &d);
+    if (one_jvm)
+        pw_report_html(&page, input, &fleet.files[0]);
+    else
+        pw_report_html_fleet(&page, &fleet);
     int rc = PW_EXIT_OK;
     if (strcmp(output, "-") == 0) {
         if (fwrite(page.data, 1, page.len, stdout) != page.len || fflush(stdout) != 0) {
@@ -84,11 +101,14 @@ pw_cmd_report(int argc, char **argv)
         if (f == NULL || fwrite(page.data, 1, page.len, f) != page.len || fclose(f) != 0) {
             pw_error("cannot write %s: %s", output, strerror(errno));
             rc = PW_EXIT_FAIL;
+        } else if (one_jvm) {
+            printf("%s: %zu report%s\n", output, fleet.ndumps, fleet.ndumps == 1 ? "" : "s");
         } else {
-            printf("%s: %zu report%s\n", output, d.n, d.n == 1 ? "" : "s");
+            printf("%s: %zu report%s of %zu JVM%s\n", output, fleet.ndumps, fleet.ndumps == 1 ? "" : "s",
+                   fleet.nprocs, fleet.nprocs == 1 ? "" : "s");
         }
     }
     pw_buf_free(&page);
-    pw_dumps_free(&d);
+    pw_fleet_free(&fleet);
     return rc;
 }

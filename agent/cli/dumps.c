@@ -157,6 +157,7 @@ read_dump(struct ctx *c, json_object *o, struct pw_dump *d)
     d->version = get_str(c, o, "version", true, "the report");
     d->reason = get_str(c, o, "reason", true, "the report");
     d->pid = get_i64(c, o, "pid", true, "the report");
+    d->host = get_str(c, o, "host", false, "the report");
     d->time_ms = get_u64(c, o, "time_ms", true, "the report");
     d->uptime_ms = get_u64(c, o, "uptime_ms", true, "the report");
     d->since_ms = get_u64(c, o, "since_ms", false, "the report");
@@ -353,6 +354,7 @@ pw_dumps_free(struct pw_dumps *d)
     for (size_t i = 0; i < d->n; i++) {
         struct pw_dump *x = &d->items[i];
         free(x->version);
+        free(x->host);
         free(x->reason);
         for (size_t j = 0; j < x->nrows; j++) {
             free(x->rows[j].method);

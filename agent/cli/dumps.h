@@ -53,6 +53,7 @@ struct pw_dump {
     const char *file;
     long line; /* where in the file */
     int64_t pid;
+    char *host; /* NULL in reports of agents that did not write it */
     char *version, *reason;
     uint64_t time_ms, uptime_ms, since_ms;
     struct pw_totals totals;

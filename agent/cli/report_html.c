@@ -732,3 +732,389 @@ pw_report_html(struct pw_buf *b, const char *file, const struct pw_dumps *d)
     free(s);
     free(xs);
 }
+
+/* ---- many JVMs ---- */
+
+struct fleet_row {
+    const struct pw_process *proc;
+    const struct pw_row *row;
+    int64_t growth; /* since the JVM's first report (or its start) */
+};
+
+static int
+fleet_rows_by_bytes(const void *a, const void *b)
+{
+    const struct fleet_row *x = a, *y = b;
+    int c = rows_by_bytes(&x->row, &y->row);
+    if (c != 0)
+        return c;
+    c = strcmp(x->proc->host, y->proc->host);
+    return c != 0 ? c : (x->proc->pid > y->proc->pid) - (x->proc->pid < y->proc->pid);
+}
+
+static uint64_t
+live_in(const struct pw_dump *d, const struct pw_row *r)
+{
+    uint64_t n = 0;
+    for (size_t j = 0; d != NULL && j < d->nrows; j++)
+        if (strcmp(d->rows[j].method, r->method) == 0 && strcmp(d->rows[j].function, r->function) == 0 &&
+            strcmp(d->rows[j].signature, r->signature) == 0)
+            n += d->rows[j].live;
+    return n;
+}
+
+static void
+jvm_cell(struct pw_buf *b, const struct pw_process *p)
+{
+    pw_buf_puts(b, "<td class=\"host\">");
+    esc(b, p->host[0] != '\0' ? p->host : "?");
+    pw_buf_printf(b, "</td><td class=\"num pid\" data-v=\"%" PRId64 "\">%" PRId64 "</td>", p->pid, p->pid);
+}
+
+static void
+jvms_table(struct pw_buf *b, const struct pw_fleet *f)
+{
+    pw_buf_puts(b, "<section id=\"jvms\"><h2>JVMs</h2>\n<div class=\"scroll\"><table id=\"jvm-table\" "
+                   "class=\"pw-table sortable\">\n<thead><tr><th data-type=\"str\">Host</th>"
+                   "<th data-type=\"num\" class=\"num\">PID</th><th data-type=\"num\" class=\"num\">Reports</th>"
+                   "<th data-type=\"num\" class=\"num\">Uptime</th><th data-type=\"str\">Latest</th>"
+                   "<th data-type=\"num\" class=\"num\">Live</th><th data-type=\"num\" class=\"num\">Live bytes</th>"
+                   "<th data-type=\"num\" class=\"num\">Leaked</th><th data-type=\"num\" class=\"num\">Growth</th>"
+                   "<th data-type=\"num\" class=\"num\">Findings</th></tr></thead>\n<tbody>\n");
+    for (size_t k = 0; k < f->nprocs; k++) {
+        const struct pw_process *p = &f->procs[k];
+        const struct pw_dump *last = p->dumps[p->n - 1], *first = p->n > 1 ? p->dumps[0] : NULL;
+        int64_t growth = (int64_t)last->totals.live - (int64_t)(first != NULL ? first->totals.live : 0);
+        uint64_t findings = 0;
+        for (size_t i = 0; i < last->nfindings; i++)
+            findings += last->findings[i].count;
+        char up[32], sg[32];
+        pw_buf_puts(b, "<tr class=\"pw-jvm\">");
+        jvm_cell(b, p);
+        num_cell(b, p->n);
+        pw_buf_printf(b, "<td class=\"num\" data-v=\"%" PRIu64 "\">%s</td><td class=\"where\">", last->uptime_ms,
+                      duration(last->uptime_ms, up, sizeof(up)));
+        esc(b, last->reason);
+        pw_buf_puts(b, " &middot; ");
+        esc(b, last->file);
+        pw_buf_printf(b, ":%ld</td>", last->line);
+        num_cell(b, last->totals.live);
+        num_cell(b, last->totals.live_bytes);
+        num_cell(b, last->totals.leaked);
+        pw_buf_printf(b, "<td class=\"num%s\" data-v=\"%" PRId64 "\">%s</td>", growth > 0 ? " up" : "", growth,
+                      pw_signed(growth, sg, sizeof(sg)));
+        num_cell(b, findings);
+        pw_buf_puts(b, "</tr>\n");
+    }
+    pw_buf_puts(b, "</tbody></table></div>\n<p class=\"note\">Growth: live pins in the JVM's latest report less "
+                   "those in its first (or at its start, when it wrote one report).</p></section>\n");
+}
+
+static void
+fleet_leak_table(struct pw_buf *b, const struct pw_fleet *f)
+{
+    struct fleet_row *rows = NULL;
+    size_t n = 0, quiet = 0;
+    for (size_t k = 0; k < f->nprocs; k++) {
+        const struct pw_process *p = &f->procs[k];
+        const struct pw_dump *last = p->dumps[p->n - 1], *first = p->n > 1 ? p->dumps[0] : NULL;
+        for (size_t i = 0; i < last->nrows; i++) {
+            const struct pw_row *r = &last->rows[i];
+            if (r->live == 0) {
+                quiet++;
+                continue;
+            }
+            rows = pw_xrealloc(rows, (n + 1) * sizeof(*rows));
+            rows[n++] = (struct fleet_row){p, r, (int64_t)r->live - (int64_t)live_in(first, r)};
+        }
+    }
+    if (n == 0) {
+        pw_buf_puts(b, "<p class=\"empty\">No live pins in any JVM's latest report.</p>\n");
+        free(rows);
+        return;
+    }
+    qsort(rows, n, sizeof(*rows), fleet_rows_by_bytes);
+    pw_buf_puts(b, "<div class=\"scroll\"><table id=\"leaks\" class=\"pw-table sortable\">\n<thead><tr>"
+                   "<th data-type=\"str\">Host</th><th data-type=\"num\" class=\"num\">PID</th>"
+                   "<th data-type=\"str\">Native method</th><th data-type=\"str\">JNI function</th>"
+                   "<th data-type=\"num\" class=\"num\">Live</th><th data-type=\"num\" class=\"num\">Live bytes</th>"
+                   "<th data-type=\"num\" class=\"num\">Leaked</th><th data-type=\"num\" class=\"num\">Held</th>"
+                   "<th data-type=\"num\" class=\"num\">Growth</th><th data-type=\"num\" class=\"num\">Acquired</th>"
+                   "<th data-type=\"str\">Taken at</th></tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < n; i++) {
+        const struct pw_row *r = rows[i].row;
+        char sg[32];
+        pw_buf_puts(b, "<tr class=\"pw-row\">");
+        jvm_cell(b, rows[i].proc);
+        pw_buf_puts(b, "<td class=\"method\" title=\"");
+        esc(b, r->signature);
+        pw_buf_puts(b, "\">");
+        esc(b, r->method);
+        pw_buf_puts(b, "</td><td class=\"fn\">");
+        esc(b, r->function);
+        pw_buf_puts(b, "</td>");
+        num_cell(b, r->live);
+        num_cell(b, r->live_bytes);
+        num_cell(b, r->leaked);
+        num_cell(b, r->held);
+        pw_buf_printf(b, "<td class=\"num%s\" data-v=\"%" PRId64 "\">%s</td>", rows[i].growth > 0 ? " up" : "",
+                      rows[i].growth, pw_signed(rows[i].growth, sg, sizeof(sg)));
+        num_cell(b, r->acquired);
+        site_cell(b, r);
+        pw_buf_puts(b, "</tr>\n");
+    }
+    pw_buf_puts(b, "</tbody></table></div>\n");
+    if (quiet > 0)
+        pw_buf_printf(b, "<p class=\"note\">%zu more row%s with no live pins not shown.</p>\n", quiet,
+                      quiet == 1 ? "" : "s");
+    free(rows);
+}
+
+struct summed {
+    const char *method, *signature, *function;
+    uint64_t live, live_bytes, leaked, acquired;
+    size_t jvms;
+};
+
+static int
+summed_by_bytes(const void *a, const void *b)
+{
+    const struct summed *x = a, *y = b;
+    if (x->live_bytes != y->live_bytes)
+        return x->live_bytes > y->live_bytes ? -1 : 1;
+    if (x->live != y->live)
+        return x->live > y->live ? -1 : 1;
+    int c = strcmp(x->method, y->method);
+    return c != 0 ? c : strcmp(x->function, y->function);
+}
+
+static void
+summed_table(struct pw_buf *b, const struct pw_fleet *f)
+{
+    struct summed *s = NULL;
+    size_t n = 0;
+    for (size_t k = 0; k < f->nprocs; k++) {
+        const struct pw_dump *last = f->procs[k].dumps[f->procs[k].n - 1];
+        for (size_t i = 0; i < last->nrows; i++) {
+            const struct pw_row *r = &last->rows[i];
+            if (r->live == 0)
+                continue;
+            size_t j = 0;
+            while (j < n && !(strcmp(s[j].method, r->method) == 0 && strcmp(s[j].signature, r->signature) == 0 &&
+                              strcmp(s[j].function, r->function) == 0))
+                j++;
+            if (j == n) {
+                s = pw_xrealloc(s, (n + 1) * sizeof(*s));
+                s[n++] = (struct summed){.method = r->method, .signature = r->signature, .function = r->function};
+            }
+            s[j].live += r->live;
+            s[j].live_bytes += r->live_bytes;
+            s[j].leaked += r->leaked;
+            s[j].acquired += r->acquired;
+            s[j].jvms++;
+        }
+    }
+    pw_buf_puts(b, "<section id=\"summed\"><h2>Live pins summed over the JVMs</h2>\n");
+    if (n == 0) {
+        pw_buf_puts(b, "<p class=\"empty\">No live pins in any JVM's latest report.</p></section>\n");
+        return;
+    }
+    qsort(s, n, sizeof(*s), summed_by_bytes);
+    pw_buf_puts(b, "<div class=\"scroll\"><table id=\"summed-table\" class=\"pw-table sortable\">\n<thead><tr>"
+                   "<th data-type=\"str\">Native method</th><th data-type=\"str\">JNI function</th>"
+                   "<th data-type=\"num\" class=\"num\">JVMs</th>"
+                   "<th data-type=\"num\" class=\"num\">Live</th><th data-type=\"num\" class=\"num\">Live bytes</th>"
+                   "<th data-type=\"num\" class=\"num\">Leaked</th><th data-type=\"num\" class=\"num\">Acquired</th>"
+                   "</tr></thead>\n<tbody>\n");
+    for (size_t i = 0; i < n; i++) {
+        pw_buf_puts(b, "<tr class=\"pw-sum\"><td class=\"method\" title=\"");
+        esc(b, s[i].signature);
+        pw_buf_puts(b, "\">");
+        esc(b, s[i].method);
+        pw_buf_puts(b, "</td><td class=\"fn\">");
+        esc(b, s[i].function);
+        pw_buf_puts(b, "</td>");
+        num_cell(b, s[i].jvms);
+        num_cell(b, s[i].live);
+        num_cell(b, s[i].live_bytes);
+        num_cell(b, s[i].leaked);
+        num_cell(b, s[i].acquired);
+        pw_buf_puts(b, "</tr>\n");
+    }
+    pw_buf_puts(b, "</tbody></table></div></section>\n");
+    free(s);
+}
+
+static int
+dumps_by_time(const void *a, const void *b)
+{
+    const struct pw_dump *x = *(const struct pw_dump *const *)a, *y = *(const struct pw_dump *const *)b;
+    if (x->time_ms != y->time_ms)
+        return x->time_ms < y->time_ms ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
+void
+pw_report_html_fleet(struct pw_buf *b, const struct pw_fleet *f)
+{
+    /* Every report in wall-clock order; at each, the fleet's figure is the
+     * sum over the JVMs of their latest report so far. */
+    const struct pw_dump **order = pw_xmalloc(f->ndumps * sizeof(*order));
+    size_t nd = 0;
+    size_t *owner = pw_xmalloc(f->ndumps * sizeof(*owner));
+    for (size_t k = 0; k < f->nprocs; k++)
+        for (size_t i = 0; i < f->procs[k].n; i++)
+            order[nd++] = f->procs[k].dumps[i];
+    qsort(order, nd, sizeof(*order), dumps_by_time);
+    for (size_t i = 0; i < nd; i++)
+        for (size_t k = 0; k < f->nprocs; k++)
+            for (size_t j = 0; j < f->procs[k].n; j++)
+                if (f->procs[k].dumps[j] == order[i])
+                    owner[i] = k;
+
+    /* The chart reads live[i] and bytes[i] per point, and each point's
+     * reason: a shallow list of the reports in that order. */
+    struct pw_dumps timeline = {.items = pw_xmalloc(nd * sizeof(struct pw_dump)), .n = nd};
+    for (size_t i = 0; i < nd; i++)
+        timeline.items[i] = *order[i];
+    struct series *s = NULL;
+    size_t ns = 0;
+    const struct pw_dump **latest = pw_xmalloc(f->nprocs * sizeof(*latest));
+    for (size_t k = 0; k < f->nprocs; k++)
+        latest[k] = NULL;
+    for (size_t i = 0; i < nd; i++)
+        for (size_t j = 0; j < order[i]->nrows; j++) {
+            const struct pw_row *r = &order[i]->rows[j];
+            if (r->live == 0)
+                continue;
+            size_t k = 0;
+            while (k < ns && strcmp(s[k].method, r->method) != 0)
+                k++;
+            if (k == ns) {
+                s = pw_xrealloc(s, (ns + 1) * sizeof(*s));
+                s[ns].method = r->method;
+                s[ns].live = calloc(nd ? nd : 1, sizeof(uint64_t));
+                s[ns].bytes = calloc(nd ? nd : 1, sizeof(uint64_t));
+                if (s[ns].live == NULL || s[ns].bytes == NULL) {
+                    pw_error("out of memory");
+                    exit(PW_EXIT_FAIL);
+                }
+                s[ns].peak = 0;
+                ns++;
+            }
+        }
+    for (size_t i = 0; i < nd; i++) {
+        latest[owner[i]] = order[i];
+        for (size_t p = 0; p < f->nprocs; p++)
+            for (size_t j = 0; latest[p] != NULL && j < latest[p]->nrows; j++) {
+                const struct pw_row *r = &latest[p]->rows[j];
+                for (size_t k = 0; k < ns; k++)
+                    if (strcmp(s[k].method, r->method) == 0) {
+                        s[k].live[i] += r->live;
+                        s[k].bytes[i] += r->live_bytes;
+                    }
+            }
+    }
+    uint64_t *xs = pw_xmalloc((nd ? nd : 1) * sizeof(*xs)), xmax = 0;
+    for (size_t i = 0; i < nd; i++) {
+        xs[i] = order[i]->time_ms - order[0]->time_ms;
+        if (xs[i] > xmax)
+            xmax = xs[i];
+    }
+
+    /* Totals: each JVM's latest report, summed. */
+    struct pw_totals sum = {0};
+    for (size_t k = 0; k < f->nprocs; k++) {
+        const struct pw_totals *t = &f->procs[k].dumps[f->procs[k].n - 1]->totals;
+        sum.live += t->live;
+        sum.live_bytes += t->live_bytes;
+        sum.leaked += t->leaked;
+        sum.held += t->held;
+        sum.acquired += t->acquired;
+    }
+
+    pw_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                   "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
+                   "<meta name=\"generator\" content=\"pinwatch " PW_CLI_VERSION "\">\n<title>pinwatch: ");
+    pw_buf_printf(b, "%zu JVMs</title>\n", f->nprocs);
+    pw_buf_puts(b, style);
+    pw_buf_puts(b, "</head>\n<body>\n<header><h1><span>pinwatch</span> JNI pin report</h1><p>");
+    char span[32];
+    pw_buf_printf(b, "<span id=\"fleet\">%zu JVM%s on %zu host%s</span> &middot; %zu report%s in %zu file%s over %s",
+                  f->nprocs, f->nprocs == 1 ? "" : "s", f->nhosts, f->nhosts == 1 ? "" : "s", nd, nd == 1 ? "" : "s",
+                  f->nfiles, f->nfiles == 1 ? "" : "s", duration(xmax, span, sizeof(span)));
+    pw_buf_puts(b, "</p></header>\n<main>\n");
+    char v1[32], v2[32], v3[32], v4[32], v5[32];
+    pw_buf_printf(b,
+                  "<div class=\"cards\">"
+                  "<div class=\"card%s\" id=\"total-live\"><b>%s</b><span>live pins, all JVMs</span></div>"
+                  "<div class=\"card%s\"><b>%s</b><span>live bytes</span></div>"
+                  "<div class=\"card\"><b>%s</b><span>leaked (returned holding)</span></div>"
+                  "<div class=\"card\"><b>%s</b><span>held by running code</span></div>"
+                  "<div class=\"card\"><b>%s</b><span>pins taken</span></div>"
+                  "</div>\n",
+                  sum.live ? " alert" : "", grouped(sum.live, v1, sizeof(v1)), sum.live_bytes ? " alert" : "",
+                  human_bytes(sum.live_bytes, v2, sizeof(v2)), grouped(sum.leaked, v3, sizeof(v3)),
+                  grouped(sum.held, v4, sizeof(v4)), grouped(sum.acquired, v5, sizeof(v5)));
+
+    jvms_table(b, f);
+
+    pw_buf_puts(b, "<section id=\"growth\"><h2>Live pins per native method, summed over the JVMs</h2>\n");
+    if (ns == 0) {
+        pw_buf_puts(b, "<p class=\"empty\">No native method held a pin in any report.</p>\n");
+    } else {
+        pw_buf_puts(b, "<div class=\"charts\"><div><h3>Live pins</h3>\n");
+        chart(b, &timeline, s, ns, false, xs, xmax);
+        pw_buf_puts(b, "</div><div><h3>Live bytes</h3>\n");
+        chart(b, &timeline, s, ns, true, xs, xmax);
+        pw_buf_puts(b, "</div></div>\n<ul class=\"legend\">\n");
+        for (size_t k = 0; k < ns; k++) {
+            char g[32], h[32];
+            pw_buf_printf(b, "<li style=\"--c:%s\"><i></i>", palette[k % NPALETTE]);
+            esc(b, s[k].method);
+            pw_buf_printf(b, " &middot; <b>%s</b> pins, %s now</li>\n", grouped(s[k].live[nd - 1], g, sizeof(g)),
+                          human_bytes(s[k].bytes[nd - 1], h, sizeof(h)));
+        }
+        pw_buf_puts(b, "</ul>\n");
+    }
+    pw_buf_puts(b, "<p class=\"note\">Wall-clock time since the first report; at each report, the sum over the JVMs "
+                   "of their latest report so far.</p></section>\n");
+
+    pw_buf_puts(b, "<section id=\"table\"><h2>Live pins in each JVM's latest report</h2>\n");
+    fleet_leak_table(b, f);
+    pw_buf_puts(b, "</section>\n");
+    summed_table(b, f);
+
+    /* One flame graph of every JVM's latest live bytes: a report made of
+     * all their rows (shallow copies, not freed as a report). */
+    size_t nrows = 0;
+    for (size_t k = 0; k < f->nprocs; k++)
+        nrows += f->procs[k].dumps[f->procs[k].n - 1]->nrows;
+    struct pw_dump all = {.rows = pw_xmalloc((nrows ? nrows : 1) * sizeof(struct pw_row))};
+    for (size_t k = 0; k < f->nprocs; k++) {
+        const struct pw_dump *last = f->procs[k].dumps[f->procs[k].n - 1];
+        for (size_t i = 0; i < last->nrows; i++)
+            all.rows[all.nrows++] = last->rows[i];
+    }
+    pw_buf_puts(b, "<section id=\"flamegraph\"><h2>Live bytes by stack, all JVMs</h2>\n");
+    flame(b, &all);
+    pw_buf_puts(b, "<p class=\"flame-legend\">Outermost frame on top; click a frame to zoom, the top bar to "
+                   "reset.<i style=\"background:#8ce99a\"></i>Java<i style=\"background:#ffa94d\"></i>native method"
+                   "<i style=\"background:#ffd8a8\"></i>native code<i style=\"background:#da77f2\"></i>JNI "
+                   "function</p></section>\n");
+    pw_buf_puts(b, "</main>\n");
+    pw_buf_puts(b, script);
+    pw_buf_puts(b, "</body>\n</html>\n");
+
+    free(all.rows);
+    for (size_t k = 0; k < ns; k++) {
+        free(s[k].live);
+        free(s[k].bytes);
+    }
+    free(s);
+    free(xs);
+    free(latest);
+    free(timeline.items);
+    free(owner);
+    free(order);
+}

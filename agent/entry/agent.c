@@ -6,6 +6,7 @@
 #include "findings.h"
 #include "jni_hooks.h"
 #include "log.h"
+#include "metrics_server.h"
 #include "methods.h"
 #include "options.h"
 #include "rebind.h"
@@ -235,6 +236,10 @@ start(JavaVM *vm, const char *text, bool attached)
     /* Last, when nothing can fail any more: a thread started before a
      * failure would outlive the agent that gave up. */
     pw_report_thread_start(&options);
+    /* A port already taken is no reason to stop a JVM that is otherwise
+     * watched: the error line says so and the reports go on. */
+    if (options.metrics_port != 0)
+        (void)pw_metrics_server_start(&options);
     if (options.exitcode != 0)
         atexit(apply_exit_status);
     return PINWATCH_OK;

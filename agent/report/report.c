@@ -118,6 +118,41 @@ expand_path(const char *pattern, char *out, size_t len)
     return true;
 }
 
+/* format=openmetrics: the file holds the latest figures only, and a reader
+ * (node_exporter's textfile collector) must never see half of them: write
+ * a temporary beside it, then rename over it.  The temporary's name does
+ * not end in .prom, so the collector never reads it.  0644: the collector
+ * runs as its own user, and metrics name methods, not data. */
+static bool
+replace_file(const char *path, const struct pw_strbuf *text)
+{
+    char tmp[PW_PATH_MAX + 32];
+    if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= sizeof(tmp)) {
+        pw_log_error("report file name too long: %.80s; report written to stderr", path);
+        return false;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        pw_log_error("cannot open report file %s: %s; report written to stderr", tmp, strerror(errno));
+        return false;
+    }
+    bool ok = pw_write_all(fd, text->data, text->len);
+    int saved = errno;
+    if (close(fd) != 0 && ok) {
+        ok = false;
+        saved = errno;
+    }
+    if (ok && rename(tmp, path) != 0) {
+        ok = false;
+        saved = errno;
+    }
+    if (!ok) {
+        unlink(tmp);
+        pw_log_error("cannot write report file %s: %s; report written to stderr", path, strerror(saved));
+    }
+    return ok;
+}
+
 /* O_APPEND makes each report one append, so two JVMs sharing a file never
  * interleave lines; O_NOFOLLOW refuses a link planted where the report
  * goes; 0600 because a report names a process's code. */
@@ -129,6 +164,9 @@ emit(const struct pw_options *opts, const struct pw_strbuf *text)
         if (!expand_path(opts->file, path, sizeof(path))) {
             pw_log_error("report file name too long after expanding %%p: %.80s; report written to stderr",
                          opts->file);
+        } else if (opts->format == PW_FORMAT_OPENMETRICS) {
+            if (replace_file(path, text))
+                return;
         } else {
             int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
             if (fd < 0) {
@@ -172,6 +210,9 @@ pw_report_write(const char *reason, const struct pw_options *opts, struct pw_sna
         pw_report_json(&snap, &text);
     else if (opts->format == PW_FORMAT_COLLAPSED)
         pw_report_collapsed(&snap, &text);
+    else if (opts->format == PW_FORMAT_OPENMETRICS)
+        pw_report_openmetrics(&snap, &text,
+                              &(struct pw_metrics_style){.rows = opts->metrics_rows, .pid_label = true});
     else
         pw_report_text(&snap, &text);
     if (text.failed)
@@ -187,4 +228,21 @@ pw_report_write(const char *reason, const struct pw_options *opts, struct pw_sna
      * process pays for pinwatch's tables and nothing else. */
     malloc_trim(0);
     return true;
+}
+
+bool
+pw_report_metrics(const struct pw_options *opts, bool openmetrics, struct pw_strbuf *out)
+{
+    /* The lock keeps a scrape from reading the tables while a report does,
+     * which both would pay for; no "previous report" is read or written. */
+    pthread_mutex_lock(&report_lock);
+    struct pw_snapshot snap;
+    bool ok = pw_snapshot_take_figures(&snap, "metrics");
+    if (ok) {
+        pw_report_openmetrics(&snap, out, &(struct pw_metrics_style){.rows = opts->metrics_rows,
+                                                                      .openmetrics = openmetrics});
+        pw_snapshot_free(&snap);
+    }
+    pthread_mutex_unlock(&report_lock);
+    return ok && !out->failed;
 }

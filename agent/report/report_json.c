@@ -85,8 +85,10 @@ pw_report_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
 {
     const struct pw_snap_totals *t = &snap->totals;
     pw_strbuf_printf(out,
-                     "{\"tool\":\"pinwatch\",\"version\":\"%s\",\"pid\":%ld,\"reason\":",
+                     "{\"tool\":\"pinwatch\",\"version\":\"%s\",\"pid\":%ld,\"host\":",
                      PINWATCH_VERSION, snap->pid);
+    pw_strbuf_json_string(out, snap->host);
+    pw_strbuf_puts(out, ",\"reason\":");
     pw_strbuf_json_string(out, snap->reason);
     pw_strbuf_printf(out,
                      ",\"time_ms\":%" PRIu64 ",\"uptime_ms\":%" PRIu64 ",\"since_ms\":%" PRIu64

@@ -166,10 +166,14 @@ release_name(uint32_t fn)
     return fn < PW_FN_COUNT ? names[fn] : "?";
 }
 
-/* Findings are few: each is symbolised in full (both sites). */
+/* Findings are few: each is symbolised in full (both sites), unless the
+ * snapshot is of figures only. */
 static void
-take_findings(struct pw_snapshot *snap)
+take_findings(struct pw_snapshot *snap, bool symbolise)
 {
+    for (int k = 0; k < PW_FINDING_KINDS; k++)
+        snap->kinds[k] = (struct pw_snap_kind){.kind = pw_finding_kind_name((enum pw_finding_kind)k)};
+    snap->nkinds = PW_FINDING_KINDS;
     size_t n = 0;
     struct pw_finding_row *rows = pw_findings_copy(&n);
     snap->totals.double_releases = pw_findings_double_releases();
@@ -218,14 +222,14 @@ take_findings(struct pw_snapshot *snap)
             f->call_function = release_name(detail);
             break;
         }
-        if (site != NULL) {
+        if (site != NULL && symbolise) {
             uint32_t id = atomic_load_explicit(&((struct pw_site *)site)->stacks[0], memory_order_acquire);
             int depth = 0;
             const uintptr_t *ips = pw_stack_get(id, &depth);
             uintptr_t ret = (uintptr_t)site->ret;
             symbolise_stack(snap, site->method, depth > 0 ? ips : &ret, depth > 0 ? depth : 1, &f->acquire);
         }
-        if (r->call != 0)
+        if (r->call != 0 && symbolise)
             symbolise_stack(snap, NULL, &r->call, 1, &f->call);
         if ((r->detail & PW_FINDING_TAIL) != 0) {
             for (int k = 0; k < f->call.n; k++) {
@@ -238,18 +242,23 @@ take_findings(struct pw_snapshot *snap)
         }
         snap->totals.findings += f->count;
         snap->nfindings++;
+        if ((unsigned)r->kind < PW_FINDING_KINDS)
+            snap->kinds[r->kind].count += f->count;
     }
     free(rows);
 }
 
-bool
-pw_snapshot_take(struct pw_snapshot *snap, const char *reason)
+static bool
+take(struct pw_snapshot *snap, const char *reason, bool symbolise)
 {
     memset(snap, 0, sizeof(*snap));
     snap->reason = reason;
     snap->pid = (long)getpid();
     snap->uptime_ms = pw_clock_uptime_ms();
     snap->time_ms = pw_clock_epoch_ms();
+    if (gethostname(snap->host, sizeof(snap->host)) != 0)
+        snap->host[0] = '\0';
+    snap->host[sizeof(snap->host) - 1] = '\0';
 
     uint32_t nsites = pw_site_count();
     struct pw_counts *counts = calloc(nsites, sizeof(*counts));
@@ -337,11 +346,25 @@ pw_snapshot_take(struct pw_snapshot *snap, const char *reason)
         snap->totals.methods += !seen;
     }
 
-    snap->symbols = pw_symbols_open();
-    for (size_t i = 0; i < snap->nsites; i++)
-        symbolise_site(snap, &snap->sites[i]);
-    take_findings(snap);
+    if (symbolise) {
+        snap->symbols = pw_symbols_open();
+        for (size_t i = 0; i < snap->nsites; i++)
+            symbolise_site(snap, &snap->sites[i]);
+    }
+    take_findings(snap, symbolise);
     return true;
+}
+
+bool
+pw_snapshot_take(struct pw_snapshot *snap, const char *reason)
+{
+    return take(snap, reason, true);
+}
+
+bool
+pw_snapshot_take_figures(struct pw_snapshot *snap, const char *reason)
+{
+    return take(snap, reason, false);
 }
 
 void

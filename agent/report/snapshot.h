@@ -5,6 +5,7 @@
 #define PW_SNAPSHOT_H
 
 #include "pinwatch.h"
+#include "findings.h"
 #include "java_stack.h"
 #include "site_table.h"
 #include "symbols.h"
@@ -69,9 +70,17 @@ struct pw_snap_totals {
     uint64_t table_bytes; /* the agent's pin tables: leak table and threads' tables */
 };
 
+/* Every kind of finding with its count, zero or not: a metric that exists
+ * from the start lets rate() and increase() see the first one. */
+struct pw_snap_kind {
+    const char *kind;
+    uint64_t count;
+};
+
 struct pw_snapshot {
     const char *reason;
     long pid;
+    char host[256]; /* gethostname(); empty when it failed */
     uint64_t uptime_ms, time_ms;
     uint64_t since_ms; /* since the previous report; 0 for the first */
     struct pw_snap_totals totals;
@@ -81,11 +90,17 @@ struct pw_snapshot {
     size_t nsites;
     struct pw_snap_finding *findings;
     size_t nfindings;
+    struct pw_snap_kind kinds[PW_FINDING_KINDS];
+    size_t nkinds;
     struct pw_symbols *symbols;
 };
 
 /* Returns false when memory ran out (nothing to free then). */
 PW_HIDDEN bool pw_snapshot_take(struct pw_snapshot *snap, const char *reason);
+/* The figures alone: no stack is symbolised (sites' stacks and findings'
+ * sites are empty), so a metrics scrape costs a pass over the tables and
+ * nothing more. */
+PW_HIDDEN bool pw_snapshot_take_figures(struct pw_snapshot *snap, const char *reason);
 PW_HIDDEN void pw_snapshot_free(struct pw_snapshot *snap);
 
 #endif

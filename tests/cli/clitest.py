@@ -307,7 +307,7 @@ def case_usage(ctx):
         (('attach', '1', '--bogus'), "unknown option '--bogus'"),
         (('attach', '1', '--format'), "needs a value"),
         # Agent options are checked by the agent's own parser: its words.
-        (('attach', '1', '--format', 'xml'), "bad value 'xml' for option 'format' (expected text|json|collapsed)"),
+        (('attach', '1', '--format', 'xml'), "bad value 'xml' for option 'format' (expected text|json|collapsed|openmetrics)"),
         (('attach', '1', '--exitcode', '0'), "bad value '0' for option 'exitcode'"),
         (('attach', '1', '--exitcode', '256'), "bad value '256' for option 'exitcode'"),
         (('attach', '1', '--threshold', '-1'), "bad value '-1' for option 'threshold'"),
@@ -322,15 +322,15 @@ def case_usage(ctx):
         (('attach', '1', '--timeout', '0'), '--timeout takes whole seconds'),
         (('attach', '1', '--file', 'a,b'), 'cannot take a path with a comma'),
         (('dump',), 'dump: missing PID'),
-        (('dump', '1', '--format', 'yaml'), "bad value 'yaml' for option 'format' (expected text|json|collapsed)"),
+        (('dump', '1', '--format', 'yaml'), "bad value 'yaml' for option 'format' (expected text|json|collapsed|openmetrics)"),
         (('run',), 'missing the java command'),
         (('run', '--exitcode', 'x', '--', 'java'), "bad value 'x' for option 'exitcode'"),
         (('run', '--timeout', '3', '--', 'java'), "unknown option '--timeout'"),
         (('report',), 'missing the JSON Lines file'),
         (('report', 'a.jsonl', '-o'), "needs a value"),
-        (('report', 'a', 'b'), "unexpected argument 'b'"),
+        (('report', 'a', 'b'), 'several inputs: name the page with -o'),
         (('diff',), 'missing the JSON Lines file'),
-        (('diff', 'a', 'b', 'c'), 'more than two files'),
+        (('diff', '--each', 'a'), "unknown option '--each'"),
     ]
     for args, pattern in bad:
         status, out, err = ctx.pw(*args)
@@ -424,6 +424,148 @@ def case_diff(ctx):
         f.write(json.dumps(report) + '\n')
     status, out, err = ctx.pw('diff', a, with_finding)
     expect(status == 0 and err == '', 'diff of a report with a finding: status %d\n%s%s', status, out, err)
+
+
+def case_fleet(ctx):
+    """Reports of six JVMs on two hosts (and one of an agent that wrote no
+    host) in a directory: per-JVM rows naming HOST:PID, the sums, the page."""
+    a1, a2 = [json.loads(line) for line in open(os.path.join(ctx.o.srcdir, 'diff-a.jsonl'))]
+    b, = [json.loads(line) for line in open(os.path.join(ctx.o.srcdir, 'diff-b.jsonl'))]
+
+    def jvm(report, host, pid, later_ms=0):
+        r = json.loads(json.dumps(report))
+        r['pid'] = pid
+        if host is None:
+            r.pop('host', None)
+        else:
+            r['host'] = host
+        r['time_ms'] += later_ms
+        return json.dumps(r)
+    d = ctx.path('fleet')
+    os.mkdir(d)
+    files = {
+        'exec-1.jsonl': [jvm(a1, 'h1', 10), jvm(a2, 'h1', 10)],
+        'exec-2.jsonl': [jvm(b, 'h2', 10)],
+        # Two JVMs appending to one file.
+        'shared.jsonl': [jvm(a1, 'h1', 11), jvm(a1, 'h1', 12), jvm(a2, 'h1', 11), jvm(a2, 'h1', 12)],
+        # h1's pid 10 again, an hour later: another JVM.
+        'reuse.jsonl': [jvm(a2, 'h1', 10, later_ms=3600 * 1000)],
+        'old.json': [jvm(b, None, 77)],
+        'notes.txt': ['not a report'],
+    }
+    for name, lines in files.items():
+        with open(os.path.join(d, name), 'w') as f:
+            f.write(''.join(line + '\n' for line in lines))
+
+    status, out, err = ctx.pw('diff', d)
+    expect(status == 0 and err == '', 'diff DIR: status %d, stderr %r', status, err)
+    expect(out.startswith('JVMs: 6 on 2 hosts, 9 reports in 5 files\n'), 'diff DIR header:\n%s', out)
+    table = out.split('\n\n')[1].splitlines()
+    CODEC, FILL, NAMES, ZIP = ('com.example.Codec.decode', 'com.example.Pixels.<fill> & "mask"',
+                               'com.example.Names.lookup', 'com.example.Zip.inflate')
+    # (JVM, method, before, after, delta, bytes delta, per second), most growth first.
+    want = [
+        ('77', CODEC, 0, 26, '+26', '+10400', '+2.36'),
+        ('h2:10', CODEC, 0, 26, '+26', '+10400', '+2.36'),
+        ('h1:10', CODEC, 0, 5, '+5', '+2000', '+1.67'),        # the later JVM, from its start
+        ('h1:10', CODEC, 2, 5, '+3', '+1200', '+1.50'),
+        ('h1:11', CODEC, 2, 5, '+3', '+1200', '+1.50'),
+        ('h1:12', CODEC, 2, 5, '+3', '+1200', '+1.50'),
+        ('77', FILL, 0, 3, '+3', '+300', '+0.27'),
+        ('h1:10', FILL, 0, 3, '+3', '+300', '+1.50'),
+        ('h1:10', FILL, 0, 3, '+3', '+300', '+1.00'),
+        ('h1:11', FILL, 0, 3, '+3', '+300', '+1.50'),
+        ('h1:12', FILL, 0, 3, '+3', '+300', '+1.50'),
+        ('h2:10', FILL, 0, 3, '+3', '+300', '+0.27'),
+        ('h1:10', NAMES, 0, 1, '+1', '+12', '+0.33'),
+        ('77', ZIP, 0, 1, '+1', '+8', '+0.09'),
+        ('h2:10', ZIP, 0, 1, '+1', '+8', '+0.09'),
+        ('h1:10', NAMES, 1, 1, '0', '0', '0.00'),
+        ('h1:11', NAMES, 1, 1, '0', '0', '0.00'),
+        ('h1:12', NAMES, 1, 1, '0', '0', '0.00'),
+    ]
+    got = [tuple(re.split(r'  +', line.strip())) for line in table[1:]]
+    expect(table[0].split() == ['JVM', 'METHOD', 'FUNCTION', 'LIVE', 'BEFORE', 'AFTER', 'DELTA', 'BYTES', 'DELTA',
+                                'PER', 'SECOND'], 'diff DIR table head: %r', table[0])
+    expect([(g[0], g[1], int(g[3]), int(g[4]), g[5], g[6], g[7]) for g in got] == want,
+           'diff DIR per-JVM rows:\n%s\nexpected\n%s', '\n'.join(table), '\n'.join(map(str, want)))
+    summed = out.split('all JVMs:\n')[1].split('\n\n')[0].splitlines()[1:]
+    want_sum = [(CODEC, 6, 6, 72, '+66', '+26400'), (FILL, 6, 0, 18, '+18', '+1800'),
+                (ZIP, 2, 0, 2, '+2', '+16'), (NAMES, 4, 3, 4, '+1', '+12')]
+    got_sum = [re.split(r'  +', line.strip()) for line in summed]
+    expect([(g[0], int(g[2]), int(g[3]), int(g[4]), g[5], g[6]) for g in got_sum] == want_sum,
+           'diff DIR summed rows:\n%s', '\n'.join(summed))
+    expect(out.endswith('\ntotal: live 9 -> 96 (+87), bytes +28228, over 6 JVMs\n'), 'diff DIR total:\n%s', out)
+
+    # One file two JVMs appended to: per JVM too.
+    status, out, err = ctx.pw('diff', os.path.join(d, 'shared.jsonl'))
+    expect(status == 0 and out.startswith('JVMs: 2 on 1 host, 4 reports in 1 file\n')
+           and re.search(r'^h1:11 +%s +GetIntArrayElements +2 +5 +\+3 +\+1200 +\+1\.50$' % re.escape(CODEC), out, re.M)
+           and re.search(r'^h1:12 +%s +GetIntArrayElements +2 +5 +\+3 +\+1200 +\+1\.50$' % re.escape(CODEC), out, re.M),
+           'diff of a shared file: status %d\n%s%s', status, out, err)
+    # Two files of one JVM each keep their meaning; --per-jvm asks for rows per JVM.
+    e1, e2 = os.path.join(d, 'exec-1.jsonl'), os.path.join(d, 'exec-2.jsonl')
+    status, out, err = ctx.pw('diff', e1, e2)
+    expect(status == 0 and out.startswith('before: %s:2  pid 10' % e1), 'diff A B of two hosts:\n%s%s', out, err)
+    status, out, err = ctx.pw('diff', '--per-jvm', e1, e2)
+    expect(status == 0 and out.startswith('JVMs: 2 on 2 hosts, 3 reports in 2 files\n'), 'diff --per-jvm:\n%s', out)
+
+    # The page.
+    page = ctx.path('fleet.html')
+    status, out, err = ctx.pw('report', d, '-o', page)
+    expect(status == 0 and err == '' and out == '%s: 9 reports of 6 JVMs\n' % page, 'report DIR: %d %r %r',
+           status, out, err)
+    dom = Dom()
+    with open(page, encoding='utf-8') as f:
+        dom.feed(f.read())
+    jvms = [row for row in dom.find('tr', cls='pw-jvm')]
+    expect(len(jvms) == 6, 'page: %d JVM rows', len(jvms))
+    leaks = [row for row in dom.find('tr', cls='pw-row')]
+    sums = [row for row in dom.find('tr', cls='pw-sum')]
+    expect(len(leaks) == 4 * 3 + 2 * 4, 'page: %d live rows', len(leaks))
+    # The page's rows are (method, signature, function), as in its one-JVM form:
+    # Codec.decode has two signatures in diff-b.
+    expect(len(sums) == 5, 'page: %d summed rows', len(sums))
+    def text(tr):
+        """A table row's cells, space-separated (a card's text as it is)."""
+        if tr['tag'] != 'tr':
+            return re.sub(r'\s+', ' ', tr['text']).strip()
+        i = dom.elements.index(tr) + 1
+        cells = []
+        while i < len(dom.elements) and dom.elements[i]['tag'] != 'tr':
+            if dom.elements[i]['tag'] == 'td':
+                cells.append(re.sub(r'\s+', ' ', dom.elements[i]['text']).strip())
+            i += 1
+        return ' '.join(cells)
+    # Host, pid, reports, uptime, latest report, live, bytes, leaked, growth, findings.
+    expect(text(jvms[0]) == '? 77 1 11.0 s exit \u00b7 %s/old.json:1 27 10,708 27 +27 0' % d, 'first JVM row: %r',
+           text(jvms[0]))
+    expect(text(jvms[1]) == 'h1 10 2 3.0 s interval \u00b7 %s/exec-1.jsonl:2 9 2,312 9 +6 3' % d, 'h1:10 row: %r',
+           text(jvms[1]))
+    expect(text(jvms[2]) == 'h1 10 1 3.0 s interval \u00b7 %s/reuse.jsonl:1 9 2,312 9 +9 3' % d,
+           'the later h1:10 row: %r', text(jvms[2]))
+    expect([text(r).split()[:2] for r in jvms[3:]] == [['h1', '11'], ['h1', '12'], ['h2', '10']],
+           'JVM rows: %s', [text(r) for r in jvms])
+    # Live, live bytes, leaked and acquired of each JVM's latest report, summed.
+    expect([text(r) for r in sums] == [
+        '%s GetIntArrayElements 6 70 28,000 70 %d' % (CODEC, 4 * 25 + 2 * 90),
+        '%s GetByteArrayElements 6 18 1,800 18 %d' % (FILL, 4 * 10 + 2 * 40),
+        '%s GetIntArrayElements 2 2 800 2 %d' % (CODEC, 2 * 1),
+        '%s GetStringUTFChars 4 4 48 4 %d' % (NAMES, 4 * 20),
+        '%s GetByteArrayElements 2 2 16 2 %d' % (ZIP, 2 * 9)], 'summed rows:\n%s', '\n'.join(text(r) for r in sums))
+    # The card sums the reports' totals (diff-b's say 27 live).
+    expect(text(dom.find(id='total-live')[0]) == '%dlive pins, all JVMs' % (4 * 9 + 2 * 27), 'total live card: %r',
+           text(dom.find(id='total-live')[0]))
+    expect(text(leaks[0]).startswith('? 77 %s GetIntArrayElements 25 10,000' % CODEC), 'largest live row: %r',
+           text(leaks[0]))
+
+    # Bad inputs name themselves.
+    empty = ctx.path('empty-dir')
+    os.mkdir(empty)
+    status, out, err = ctx.pw('diff', empty)
+    one_line_error(status, out, err, re.escape('%s: no .jsonl or .json file in it' % empty), want_status=1)
+    status, out, err = ctx.pw('report', d, ctx.path('missing.jsonl'), '-o', page)
+    one_line_error(status, out, err, re.escape('cannot open %s' % ctx.path('missing.jsonl')), want_status=1)
 
 
 def case_bad_input(ctx):
@@ -950,6 +1092,7 @@ def find_child_java(root_pid, timeout=10):
 CASES = {
     'usage': case_usage,
     'diff': case_diff,
+    'fleet': case_fleet,
     'bad-input': case_bad_input,
     'truncated': case_truncated,
     'attach': case_attach,

@@ -5,7 +5,11 @@
  *              findings are all there with the counts put in;
  *   collapsed  one line per site holding pins, each ending in its live
  *              bytes, so the lines add up;
- *   text       ends in a newline, holds no NUL. */
+ *   text       ends in a newline, holds no NUL;
+ *   openmetrics every line a # HELP/TYPE/UNIT/EOF comment or a sample whose
+ *              label values are escaped as the format says; valid UTF-8
+ *              whatever went in; the row bound holds and the live pins of
+ *              the samples add up to the rows'. */
 #include "report.h"
 #include "fuzz_check.h"
 
@@ -280,6 +284,98 @@ check_collapsed(const struct pw_snapshot *snap, const struct pw_strbuf *out)
           lines, bytes, want_lines, want_bytes);
 }
 
+/* Length of the well-formed UTF-8 sequence at p, 0 if there is none. */
+static size_t
+utf8_len(const unsigned char *p, const unsigned char *end)
+{
+    unsigned c = p[0];
+    size_t n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (n == 0 || (size_t)(end - p) < n)
+        return 0;
+    unsigned lo = c == 0xE0 ? 0xA0 : c == 0xF0 ? 0x90 : 0x80, hi = c == 0xED ? 0x9F : c == 0xF4 ? 0x8F : 0xBF;
+    if (n > 1 && (p[1] < lo || p[1] > hi))
+        return 0;
+    for (size_t i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xBF)
+            return 0;
+    return n;
+}
+
+static void
+check_openmetrics(const struct pw_snapshot *snap, const struct pw_strbuf *out, const struct pw_metrics_style *style)
+{
+    CHECK(!out->failed && out->len > 0 && out->data[out->len - 1] == '\n', "openmetrics: not terminated");
+    const unsigned char *u = (const unsigned char *)out->data, *uend = u + out->len;
+    for (const unsigned char *q = u; q < uend;) {
+        size_t n = utf8_len(q, uend);
+        CHECK(n > 0 && *q != '\0', "openmetrics: not UTF-8 at offset %zu", (size_t)(q - u));
+        q += n;
+    }
+    size_t live_samples = 0, lines = 0;
+    uint64_t live_sum = 0;
+    bool eof = false;
+    for (const char *p = out->data; p < out->data + out->len;) {
+        const char *nl = memchr(p, '\n', (size_t)(out->data + out->len - p));
+        CHECK(nl != NULL && !eof, "openmetrics: a line after # EOF or unterminated");
+        lines++;
+        if (p[0] == '#') {
+            CHECK(strncmp(p, "# HELP pinwatch_", 16) == 0 || strncmp(p, "# TYPE pinwatch_", 16) == 0 ||
+                      strncmp(p, "# UNIT pinwatch_", 16) == 0 || (nl - p == 5 && strncmp(p, "# EOF", 5) == 0),
+                  "openmetrics: stray comment %.*s", (int)(nl - p), p);
+            eof = nl - p == 5;
+            p = nl + 1;
+            continue;
+        }
+        const char *q = p;
+        while (q < nl && ((*q >= 'a' && *q <= 'z') || *q == '_'))
+            q++;
+        CHECK(q > p && strncmp(p, "pinwatch_", 9) == 0, "openmetrics: bad name %.*s", (int)(nl - p), p);
+        bool live = (size_t)(q - p) == strlen("pinwatch_live_pins") && strncmp(p, "pinwatch_live_pins", 18) == 0;
+        if (*q == '{') {
+            q++;
+            while (*q != '}') {
+                const char *k = q;
+                while (q < nl && *q >= 'a' && *q <= 'z')
+                    q++;
+                CHECK(q > k && q + 1 < nl && q[0] == '=' && q[1] == '"', "openmetrics: bad label at %.40s", k);
+                q += 2;
+                while (q < nl && *q != '"') {
+                    if (*q == '\\') {
+                        CHECK(q[1] == '\\' || q[1] == '"' || q[1] == 'n', "openmetrics: bad escape \\%c", q[1]);
+                        q++;
+                    }
+                    q++;
+                }
+                CHECK(q < nl, "openmetrics: label value runs past the line");
+                q++;
+                if (*q == ',')
+                    q++;
+                else
+                    CHECK(*q == '}', "openmetrics: labels not closed");
+            }
+            q++;
+        }
+        CHECK(*q == ' ', "openmetrics: no space before the value: %.*s", (int)(nl - p), p);
+        char *end;
+        unsigned long long v = strtoull(q + 1, &end, 10);
+        CHECK(end == nl && q[1] >= '0' && q[1] <= '9', "openmetrics: value not an integer: %.*s", (int)(nl - q), q);
+        if (live) {
+            live_samples++;
+            live_sum += v;
+        }
+        p = nl + 1;
+    }
+    size_t named = snap->nrows < style->rows ? snap->nrows : style->rows;
+    CHECK(live_samples == named + (snap->nrows > named), "openmetrics: %zu live_pins samples for %zu rows, bound %zu",
+          live_samples, snap->nrows, style->rows);
+    uint64_t want = 0;
+    for (size_t i = 0; i < snap->nrows; i++)
+        want += snap->rows[i].live;
+    CHECK(live_sum == want, "openmetrics: live pins add up to %" PRIu64 ", rows to %" PRIu64, live_sum, want);
+    CHECK(eof == style->openmetrics, "openmetrics: # EOF %s", eof ? "in 0.0.4 text" : "missing");
+    (void)lines;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -305,6 +401,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pw_report_text(&snap, &out);
     CHECK(!out.failed && out.len > 0 && out.data[out.len - 1] == '\n' && strlen(out.data) == out.len,
           "text: not newline-terminated text");
+    pw_strbuf_free(&out);
+
+    struct pw_metrics_style style = {.rows = 1 + data[0] / 2 % 5, .openmetrics = data[0] & 2, .pid_label = data[0] & 4};
+    pw_report_openmetrics(&snap, &out, &style);
+    check_openmetrics(&snap, &out, &style);
     pw_strbuf_free(&out);
 
     for (size_t i = 0; i < r->nowned; i++)
