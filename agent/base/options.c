@@ -123,6 +123,44 @@ set_critical_ms(struct pw_options *opts, const char *value, size_t len)
 }
 
 static bool
+set_refs(struct pw_options *opts, const char *value, size_t len)
+{
+    if (len == 2 && memcmp(value, "on", 2) == 0)
+        opts->refs = true;
+    else if (len == 3 && memcmp(value, "off", 3) == 0)
+        opts->refs = false;
+    else
+        return false;
+    return true;
+}
+
+static bool
+set_ref_threshold(struct pw_options *opts, const char *value, size_t len)
+{
+    return parse_uint(value, len, UINT64_C(1) << 40, &opts->ref_threshold);
+}
+
+static bool
+set_local_limit(struct pw_options *opts, const char *value, size_t len)
+{
+    uint64_t n;
+    if (!parse_uint(value, len, 1u << 30, &n) || n == 0)
+        return false;
+    opts->local_limit = n;
+    return true;
+}
+
+static bool
+set_ref_exitcode(struct pw_options *opts, const char *value, size_t len)
+{
+    uint64_t n;
+    if (!parse_uint(value, len, 255, &n) || n == 0)
+        return false;
+    opts->ref_exitcode = (int)n;
+    return true;
+}
+
+static bool
 set_suppress(struct pw_options *opts, const char *value, size_t len)
 {
     if (len == 0 || len >= sizeof(opts->suppress))
@@ -151,6 +189,21 @@ static const struct option_spec specs[] = {
      "write a report every SECONDS (decimals allowed, at least 0.01); 0 turns it off", set_interval},
     {"exitcode", "N", "off",
      "after the exit report, end the process with status N (1-255) if leaked pins remain", set_exitcode},
+    {"refs", "on|off", "on",
+     "track JNI global, weak global and local references per native method; off: their functions are not "
+     "wrapped at all",
+     set_refs},
+    {"ref_threshold", "N", "0",
+     "write a report when N live global and weak references (and locals of attached threads) are reached, "
+     "again at 2N, 4N, ...; 0 turns it off",
+     set_ref_threshold},
+    {"local_limit", "N", "10000",
+     "one native method invocation holding more than N local references is a local_limit finding (1-2^30)",
+     set_local_limit},
+    {"ref_exitcode", "N", "off",
+     "after the exit report, end the process with status N (1-255) if there was a double_delete or "
+     "local_limit finding, or (with ref_threshold) that many references are still live",
+     set_ref_exitcode},
     {"suppress", "FILE", "none",
      "rules for pins kept on purpose: method:GLOB, library:GLOB, function:NAME, # comments", set_suppress},
     {"dump", "", "",
@@ -168,6 +221,8 @@ pw_options_defaults(struct pw_options *opts)
     opts->stack = 16;
     opts->javastack = 8;
     opts->critical_ms = 10;
+    opts->refs = true;
+    opts->local_limit = 10000;
 }
 
 const char *

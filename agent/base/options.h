@@ -22,6 +22,10 @@ struct pw_options {
     int stack;               /* native frames per site; 0: the call site only */
     int javastack;           /* Java frames per site; 0: none */
     uint64_t critical_ms;    /* critical regions held longer are findings */
+    bool refs;               /* JNI references tracked (refs=on) */
+    uint64_t ref_threshold;  /* live references that trigger a report; 0: off */
+    uint64_t local_limit;    /* locals one invocation may hold before a finding */
+    int ref_exitcode;        /* exit status when reference problems remain at exit; 0: off */
     bool help;
     bool dump;               /* command: write a report now (second load only) */
     bool format_set;         /* format= was given (a command keeps the running one otherwise) */

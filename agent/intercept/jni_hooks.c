@@ -3,6 +3,7 @@
 #include "jni_guard.h"
 #include "jni_table.h"
 #include "log.h"
+#include "ref_hooks.h"
 #include "tracker.h"
 
 #include <pthread.h>
@@ -410,6 +411,7 @@ pw_jni_hooks_install(jvmtiEnv *jvmti)
     HOOK(GetStringCritical);
     HOOK(ReleaseStringCritical);
 #undef HOOK
+    pw_ref_hooks_install(table);
     err = (*jvmti)->SetJNIFunctionTable(jvmti, table);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)table);
     if (err != JVMTI_ERROR_NONE) {
