@@ -1373,6 +1373,7 @@ def case_refs(ctx):
     ref_site(row, sym('cachePut'), created=300, live=32)
     expect_ref(last, 'weak', 'Refs.weakMake', 'NewWeakGlobalRef', created=41, deleted=17, live=24)
     expect_ref(last, 'global', 'Refs.deleteTwice', 'NewGlobalRef', created=7, deleted=7, live=0)
+    expect_ref(last, 'global', 'Refs.makeShared', 'NewGlobalRef', created=3, deleted=3, live=0)
     # Locals inside native methods: dead at return, their peak per call kept.
     expect_ref(last, 'local', 'Refs.manyLocals', 'NewLocalRef', created=100000, live=0,
                peak_per_call=100000, over_limit=1)
@@ -1391,14 +1392,15 @@ def case_refs(ctx):
     row = ref_row(last, 'local', '<native thread>', 'PopLocalFrame')
     ref_site(row, 'daemon_main', created=1, live=1)
     t = refs['totals']
-    expect(t['double_deletes'] == 8 and t['unknown_deletes'] == {'global': 0, 'weak': 0, 'local': 0}
+    expect(t['double_deletes'] == 11 and t['unknown_deletes'] == {'global': 0, 'weak': 0, 'local': 0}
            and t['local_limit'] == 1 and t['lost'] == 0,
-           'references totals: expected 8 double deletes, no unknown deletes, 1 local_limit, 0 lost; got %s', t)
+           'references totals: expected 11 double deletes, no unknown deletes, 1 local_limit, 0 lost; got %s', t)
     doubles = sorted((f['method'], f['call'], f['count']) for f in ref_findings(last, 'double_delete'))
     expect(doubles == [('<native thread>', 'DeleteLocalRef', 1),
-                       ('pinwatch.fixtures.Refs.deleteTwice', 'DeleteGlobalRef', 7)],
-           'double_delete findings: expected deleteTwice DeleteGlobalRef x7 and one DeleteLocalRef, got %s',
-           doubles)
+                       ('pinwatch.fixtures.Refs.deleteTwice', 'DeleteGlobalRef', 7),
+                       ('pinwatch.fixtures.Refs.makeShared', 'DeleteGlobalRef', 3)],
+           'double_delete findings: expected deleteTwice DeleteGlobalRef x7, makeShared x3 (the first '
+           'delete on another thread) and one DeleteLocalRef, got %s', doubles)
     limits = [(f['method'], f['function'], f['count']) for f in ref_findings(last, 'local_limit')]
     expect(limits == [('pinwatch.fixtures.Refs.manyLocals', 'NewLocalRef', 1)],
            'local_limit findings: expected one at manyLocals, got %s', limits)
@@ -1437,6 +1439,16 @@ def case_refs_options(ctx):
     expect_ref(last, 'local', 'Refs.framedLocals', 'NewLocalRef', peak_per_call=6000, over_limit=1)
     expect_ref(last, 'local', 'Refs.manyLocals', 'NewLocalRef', peak_per_call=100000, over_limit=1)
     expect(references_of(last)['totals']['local_limit'] == 2, 'local_limit=5000: expected 2 invocations over')
+
+    # A double DeleteGlobalRef under -Xcheck:jni: the checker aborts the JVM
+    # on the second delete unless pinwatch drops it.
+    os.remove(report)
+    ctx.run_java('Refs', ['double'], jvm_args=['-Xcheck:jni'], may_crash=True,
+                 agent_options='file=%s,format=json' % report)
+    _, last = load_report(report)
+    doubles = [(f['method'], f['call'], f['count']) for f in ref_findings(last, 'double_delete')]
+    expect(doubles == [('pinwatch.fixtures.Refs.deleteTwice', 'DeleteGlobalRef', 7)],
+           '-Xcheck:jni: expected 7 double deletes of deleteTwice, got %s', doubles)
 
     # refs=off: nothing wrapped, no section; pins work as before.
     os.remove(report)

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 
 #define SHARDS 64
-#define MIN_CAPACITY 64u
+#define MIN_CAPACITY 128u
+/* In a record's site: the reference was deleted (sites stay below 2^16). */
+#define DELETED 0x80000000u
 
 struct record {
     uintptr_t handle; /* 0: empty */
@@ -16,7 +18,8 @@ struct record {
 struct shard {
     atomic_flag lock;
     uint32_t mask; /* capacity - 1; 0 before the first insert */
-    uint32_t used;
+    uint32_t used; /* records, tombstones included */
+    uint32_t live;
     struct record *slots;
 } __attribute__((aligned(64)));
 
@@ -73,22 +76,43 @@ place(struct record *slots, uint32_t mask, uint64_t h, const struct record *r)
     }
 }
 
+/* Rebuilds the shard without its tombstones, doubling it unless the live
+ * records fill less than half of it. */
 static bool
-grow(struct shard *s)
+rebuild(struct shard *s)
 {
-    uint32_t cap = s->mask == 0 ? MIN_CAPACITY : (s->mask + 1) * 2;
+    uint32_t cap = s->mask == 0 ? MIN_CAPACITY : s->mask + 1;
+    if (s->mask != 0 && s->live * 2 >= cap)
+        cap *= 2;
     struct record *fresh = calloc(cap, sizeof(*fresh));
     if (fresh == NULL)
         return false;
     if (s->slots != NULL) {
         for (uint32_t i = 0; i <= s->mask; i++)
-            if (s->slots[i].handle != 0)
+            if (s->slots[i].handle != 0 && (s->slots[i].info.site & DELETED) == 0)
                 place(fresh, cap - 1, mix(s->slots[i].handle), &s->slots[i]);
         free(s->slots);
     }
     s->slots = fresh;
     s->mask = cap - 1;
+    s->used = s->live;
     return true;
+}
+
+/* The handle's record, or the empty slot that ends its probe; NULL when the
+ * shard has no room (memory ran out growing it).  Under the shard's lock. */
+static struct record *
+slot_for(struct shard *s, uintptr_t handle, uint64_t h)
+{
+    if (s->slots == NULL || (s->used + 1) * 4 > (s->mask + 1) * 3) {
+        if (!rebuild(s) && (s->slots == NULL || s->used + 2 > s->mask + 1))
+            return NULL;
+    }
+    for (uint32_t i = (uint32_t)h & s->mask;; i = (i + 1) & s->mask) {
+        struct record *r = &s->slots[i];
+        if (r->handle == handle || r->handle == 0)
+            return r;
+    }
 }
 
 bool
@@ -97,79 +121,52 @@ pw_ref_table_insert(uintptr_t handle, const struct pw_ref_info *info, struct pw_
     uint64_t h = mix(handle);
     struct shard *s = shard_of(h);
     bool replaced = false;
-    *stored = true;
     lock(s);
-    if (s->slots == NULL || (s->used + 1) * 4 > (s->mask + 1) * 3) {
-        if (!grow(s) && s->slots == NULL) {
-            unlock(s);
-            *stored = false;
-            return false;
-        }
-    }
-    for (uint32_t i = (uint32_t)h & s->mask;; i = (i + 1) & s->mask) {
-        struct record *r = &s->slots[i];
-        if (r->handle == handle) {
-            *old = r->info;
-            r->info = *info;
-            replaced = true;
-            break;
-        }
+    struct record *r = slot_for(s, handle, h);
+    *stored = r != NULL;
+    if (r != NULL) {
         if (r->handle == 0) {
-            /* Full but for this one slot: better untracked than a table
-             * with no empty slot to end a probe. */
-            if ((s->used + 2) > s->mask + 1) {
-                *stored = false;
-                break;
-            }
             r->handle = handle;
-            r->info = *info;
             s->used++;
-            break;
+            s->live++;
+        } else if ((r->info.site & DELETED) != 0) {
+            s->live++;
+        } else {
+            *old = r->info;
+            replaced = true;
         }
+        r->info = *info;
     }
     unlock(s);
     return replaced;
 }
 
-bool
+enum pw_ref_removal
 pw_ref_table_remove(uintptr_t handle, struct pw_ref_info *out)
 {
     uint64_t h = mix(handle);
     struct shard *s = shard_of(h);
-    bool found = false;
+    enum pw_ref_removal result = PW_REF_UNKNOWN;
     lock(s);
-    if (s->slots == NULL) {
-        unlock(s);
-        return false;
-    }
-    uint32_t mask = s->mask, i = (uint32_t)h & mask;
-    for (;; i = (i + 1) & mask) {
-        if (s->slots[i].handle == 0)
-            break;
-        if (s->slots[i].handle == handle) {
-            found = true;
-            break;
+    struct record *r = slot_for(s, handle, h);
+    if (r != NULL && r->handle == handle) {
+        *out = r->info;
+        out->site &= ~DELETED;
+        if ((r->info.site & DELETED) != 0) {
+            result = PW_REF_DELETED;
+        } else {
+            result = PW_REF_REMOVED;
+            r->info.site |= DELETED;
+            s->live--;
         }
-    }
-    if (found) {
-        *out = s->slots[i].info;
-        /* Backward-shift deletion: no tombstones, probes stay short under
-         * a churn of makes and deletes. */
-        uint32_t hole = i;
-        for (uint32_t j = (i + 1) & mask; s->slots[j].handle != 0; j = (j + 1) & mask) {
-            uint32_t home = (uint32_t)mix(s->slots[j].handle) & mask;
-            /* Moves into the hole unless its home lies in (hole, j]. */
-            bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-            if (!stays) {
-                s->slots[hole] = s->slots[j];
-                hole = j;
-            }
-        }
-        s->slots[hole].handle = 0;
-        s->used--;
+    } else if (r != NULL) {
+        /* Never seen: remembered, so that a second delete is known. */
+        r->handle = handle;
+        r->info = (struct pw_ref_info){.site = DELETED};
+        s->used++;
     }
     unlock(s);
-    return found;
+    return result;
 }
 
 void
@@ -179,7 +176,7 @@ pw_ref_table_visit(void (*fn)(uintptr_t handle, const struct pw_ref_info *info, 
         struct shard *s = &shards[k];
         lock(s);
         for (uint32_t i = 0; s->slots != NULL && i <= s->mask; i++)
-            if (s->slots[i].handle != 0)
+            if (s->slots[i].handle != 0 && (s->slots[i].info.site & DELETED) == 0)
                 fn(s->slots[i].handle, &s->slots[i].info, arg);
         unlock(s);
     }

@@ -5,7 +5,13 @@
  * 64 shards keyed by the handle's hash, each an open-addressed array under
  * its own spinlock.  An insert or a removal locks one shard for a few
  * instructions; two threads meet only when their handles hash to one shard.
- * A record is 16 bytes: the handle, its site and when it was made. */
+ * A record is 16 bytes: the handle, its site and when it was made.
+ *
+ * A delete leaves its record as a tombstone, site kept: a second delete of
+ * the handle finds it, on whatever thread the first one ran, and the JVM's
+ * next handout of that handle (which reuses freed handles first) takes the
+ * slot back.  Tombstones go when a shard is rebuilt at 3/4 full, so the
+ * memory of deletes is at least (3/4 capacity - live) per shard. */
 #ifndef PW_REF_TABLE_H
 #define PW_REF_TABLE_H
 
@@ -23,8 +29,14 @@ struct pw_ref_info {
 PW_HIDDEN bool pw_ref_table_insert(uintptr_t handle, const struct pw_ref_info *info, struct pw_ref_info *old,
                                    bool *stored);
 
-/* Removes handle's record into *out; false when the table has none. */
-PW_HIDDEN bool pw_ref_table_remove(uintptr_t handle, struct pw_ref_info *out);
+enum pw_ref_removal {
+    PW_REF_REMOVED, /* it was live: *out is its record */
+    PW_REF_DELETED, /* deleted before and not made since: *out names its site */
+    PW_REF_UNKNOWN, /* never seen (or forgotten): remembered as deleted from now on */
+};
+
+/* A delete of handle, before the JVM's delete runs. */
+PW_HIDDEN enum pw_ref_removal pw_ref_table_remove(uintptr_t handle, struct pw_ref_info *out);
 
 /* Calls fn for every record, one shard locked at a time. */
 PW_HIDDEN void pw_ref_table_visit(void (*fn)(uintptr_t handle, const struct pw_ref_info *info, void *arg),

@@ -39,9 +39,8 @@ struct ring_lookup {
 /* Newest first: a handle the JVM handed out again is in the ring once per
  * delete, and the latest one names the site it came from last. */
 static bool
-in_ring(struct pw_thread *o, void *arg)
+in_ring(const struct pw_thread *o, struct ring_lookup *l)
 {
-    struct ring_lookup *l = arg;
     uint32_t next = __atomic_load_n(&o->recent_delete_next, __ATOMIC_RELAXED);
     for (uint32_t i = 0; i < PW_RECENT_DELETES; i++) {
         const struct pw_recent_release *r = &o->recent_deletes[(next - 1 - i) % PW_RECENT_DELETES];
@@ -53,14 +52,14 @@ in_ring(struct pw_thread *o, void *arg)
     return false;
 }
 
-/* Deleted before, by this thread or another, and not made since by any
- * call pinwatch saw (that would have put it back in a table)?  Other
- * threads' rings are read racily: a stale entry at worst misses one. */
+/* A local deleted before by this thread (locals are no other thread's),
+ * and not made since by any call pinwatch saw (that would have put it back
+ * in the thread's table)? */
 static bool
-deleted_before(struct pw_thread *t, uintptr_t handle, bool other_threads, uint32_t *site)
+deleted_before(struct pw_thread *t, uintptr_t handle, uint32_t *site)
 {
     struct ring_lookup l = {.handle = handle};
-    if (in_ring(t, &l) || (other_threads && pw_threads_any(t, in_ring, &l))) {
+    if (in_ring(t, &l)) {
         *site = l.site;
         return true;
     }
@@ -91,27 +90,28 @@ pw_refs_global_made(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject ref, 
 enum pw_ref_delete
 pw_refs_global_deleting(struct pw_thread *t, uint32_t fn, jobject ref, void *ret, uint32_t slot)
 {
-    uintptr_t handle = (uintptr_t)ref;
     struct pw_ref_info info;
-    if (PW_LIKELY(pw_ref_table_remove(handle, &info))) {
+    switch (pw_ref_table_remove((uintptr_t)ref, &info)) {
+    case PW_REF_REMOVED: {
         pw_count_add(&pw_counts_of(&t->counts, info.site)->released, 1);
         pw_requests_ref_count(t, -1);
-        remember_delete(t, handle, info.site);
         uint32_t made = pw_site_get(info.site)->fn;
         if (PW_UNLIKELY(made != fn))
             return made == PW_FN_REF_WEAK ? PW_REF_DELETE_AS_WEAK : PW_REF_DELETE_AS_GLOBAL;
         return PW_REF_DELETE_PASS;
     }
-    uint32_t site = 0;
-    if (deleted_before(t, handle, true, &site)) {
+    case PW_REF_DELETED:
+        /* Deleted before, by any thread, and handed out by no call seen
+         * since (that would have made the record live again). */
         atomic_fetch_add_explicit(&double_deletes, 1, memory_order_relaxed);
-        pw_finding(PW_FINDING_DOUBLE_DELETE, site, ret, slot);
+        pw_finding(PW_FINDING_DOUBLE_DELETE, info.site, ret, slot);
         return PW_REF_DELETE_DROP;
+    case PW_REF_UNKNOWN:
+    default:
+        /* Made before a late attach, or by a way pinwatch does not see. */
+        atomic_fetch_add_explicit(&unknown_deletes[fn == PW_FN_REF_WEAK], 1, memory_order_relaxed);
+        return PW_REF_DELETE_PASS;
     }
-    /* Made before a late attach, or by a way pinwatch does not see. */
-    atomic_fetch_add_explicit(&unknown_deletes[fn == PW_FN_REF_WEAK], 1, memory_order_relaxed);
-    remember_delete(t, handle, 0);
-    return PW_REF_DELETE_PASS;
 }
 
 /* Is this thread, outside any native method of ours, a natively attached
@@ -222,7 +222,7 @@ pw_refs_local_deleting(struct pw_thread *t, jobject ref, void *ret)
     /* A local handle is this thread's only: no other ring can know it.
      * Clearing a freed slot again is harmless to HotSpot, so it is passed
      * on; made since by a call pinwatch saw, it would be in the table. */
-    if (deleted_before(t, handle, false, &site)) {
+    if (deleted_before(t, handle, &site)) {
         atomic_fetch_add_explicit(&double_deletes, 1, memory_order_relaxed);
         pw_finding(PW_FINDING_DOUBLE_DELETE, site, ret,
                    (uint32_t)(offsetof(struct JNINativeInterface_, DeleteLocalRef) / sizeof(void *)));

@@ -349,6 +349,27 @@ def case_diff(ctx):
     expect(status == 0 and 'interval: unknown (two different JVMs); no rates' in out
            and re.search(r'^com\.example\.Codec\.decode +GetIntArrayElements +5 +26 +\+21 +\+8400 +-$', out, re.M),
            'diff of two JVMs: status %d\n%s%s', status, out, err)
+    # The references sections, when the reports have them: live references
+    # per (method, function), 10 -> 30 over 2 s.
+    with open(a) as f:
+        first, second = (json.loads(line) for line in f.read().splitlines()[:2])
+    for report, live in ((first, 10), (second, 30)):
+        report['references'] = {'totals': {'live': live}, 'rows': [
+            {'kind': 'global', 'method': 'com.example.Cache.put', 'signature': '(Ljava/lang/Object;)V',
+             'function': 'NewGlobalRef', 'created': live + 5, 'deleted': 5, 'freed': 0, 'live': live,
+             'sites': []},
+            {'kind': 'local', 'method': 'com.example.Codec.decode', 'signature': '([I)V',
+             'function': 'NewStringUTF', 'created': 7, 'deleted': 0, 'freed': 0, 'live': 0, 'sites': []}]}
+    refs = ctx.path('refs.jsonl')
+    with open(refs, 'w') as f:
+        f.write(json.dumps(first) + '\n' + json.dumps(second) + '\n')
+    status, out, err = ctx.pw('diff', refs)
+    expect(status == 0 and out.startswith(head.replace(a, refs) + DIFF_A)
+           and re.search(r'^references:\n', out, re.M)
+           and re.search(r'^com\.example\.Cache\.put +NewGlobalRef +10 +30 +\+20 +\+10\.00$', out, re.M)
+           and 'NewStringUTF' not in out
+           and 'total: live references 10 -> 30 (+20), +10.00 per second' in out,
+           'diff with references: status %d\n%s%s', status, out, err)
 
 
 def case_bad_input(ctx):
