@@ -15,6 +15,7 @@ Standard library only.
 
 import argparse
 import html.parser
+import html
 import json
 import os
 import re
@@ -740,6 +741,15 @@ def case_report(ctx):
     # Self-contained: nothing fetched from anywhere.
     expect(not re.search(r'\b(src|href)\s*=|https?:|@import|url\(', source, re.I),
            'the page refers to something outside itself')
+    # The references section: one row per reference row live in the last
+    # report (the JDK's own natives keep a few global references).
+    live_refs = [r for r in dumps[-1]['references']['rows'] if r['live'] > 0]
+    expect('<section id="references">' in source and
+           source.count('<tr class="pw-ref">') == len(live_refs) and
+           all(('<td class="method">%s</td>' % html.escape(r['method'], quote=True)) in source
+               for r in live_refs),
+           'the page should list the %d live reference rows of the last report, found %d',
+           len(live_refs), source.count('<tr class="pw-ref">'))
 
     if not os.access(CHROMIUM, os.X_OK):
         raise Skip('%s not installed (Debian package chromium): the page was not rendered' % CHROMIUM)
