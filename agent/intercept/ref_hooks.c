@@ -417,13 +417,18 @@ static struct JNIInvokeInterface_ invoke_copy;
 static jint(JNICALL *real_detach)(JavaVM *vm);
 static atomic_bool vm_wrapped;
 
+/* After the JVM's detach, and only when it did detach: HotSpot refuses a
+ * thread that still has Java frames, whose locals then live on.  The
+ * thread's locals table is its own, so no handle freed meanwhile can be
+ * met in it by another thread. */
 static jint JNICALL
 hook_DetachCurrentThread(JavaVM *vm)
 {
+    jint rc = real_detach(vm);
     struct pw_thread *t = pw_tls_self;
-    if (t != NULL)
+    if (rc == JNI_OK && t != NULL)
         pw_refs_thread_detached(t);
-    return real_detach(vm);
+    return rc;
 }
 
 void
