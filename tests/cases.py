@@ -1440,15 +1440,16 @@ def case_refs_options(ctx):
     expect_ref(last, 'local', 'Refs.manyLocals', 'NewLocalRef', peak_per_call=100000, over_limit=1)
     expect(references_of(last)['totals']['local_limit'] == 2, 'local_limit=5000: expected 2 invocations over')
 
-    # A double DeleteGlobalRef under -Xcheck:jni: the checker aborts the JVM
-    # on the second delete unless pinwatch drops it.
+    # Double deletes under -Xcheck:jni: the checker aborts the JVM on the
+    # second delete (global or local) unless pinwatch drops it.
     os.remove(report)
     ctx.run_java('Refs', ['double'], jvm_args=['-Xcheck:jni'], may_crash=True,
                  agent_options='file=%s,format=json' % report)
     _, last = load_report(report)
-    doubles = [(f['method'], f['call'], f['count']) for f in ref_findings(last, 'double_delete')]
-    expect(doubles == [('pinwatch.fixtures.Refs.deleteTwice', 'DeleteGlobalRef', 7)],
-           '-Xcheck:jni: expected 7 double deletes of deleteTwice, got %s', doubles)
+    doubles = sorted((f['method'], f['call'], f['count']) for f in ref_findings(last, 'double_delete'))
+    expect(doubles == [('<native thread>', 'DeleteLocalRef', 1),
+                       ('pinwatch.fixtures.Refs.deleteTwice', 'DeleteGlobalRef', 7)],
+           '-Xcheck:jni: expected 7 double deletes of deleteTwice and one of a local, got %s', doubles)
 
     # refs=off: nothing wrapped, no section; pins work as before.
     os.remove(report)

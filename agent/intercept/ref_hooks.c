@@ -115,8 +115,8 @@ hook_DeleteLocalRef(JNIEnv *env, jobject ref)
 {
     void *ret = __builtin_return_address(0);
     struct pw_thread *t = entered(SLOT(DeleteLocalRef), ret);
-    if (ref != NULL && PW_LIKELY(t != NULL))
-        pw_refs_local_deleting(t, ref, ret);
+    if (ref != NULL && PW_LIKELY(t != NULL) && !pw_refs_local_deleting(t, ref, ret))
+        return;
     pw_jni.DeleteLocalRef(env, ref);
 }
 

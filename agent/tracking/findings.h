@@ -9,9 +9,9 @@
  *   jni_in_critical  any other JNI call from a thread holding a critical region
  *   long_critical    a critical region held longer than critical_ms
  *   double_delete    a global or weak reference (or a native thread's local)
- *                    deleted again without being made in between; a global
- *                    or weak one is NOT passed on (it would corrupt the
- *                    JVM's handle storage)
+ *                    deleted again without being made in between; NOT
+ *                    passed on (a global's would corrupt the JVM's handle
+ *                    storage; -Xcheck:jni aborts on either)
  *   local_limit      one native method invocation held more than
  *                    local_limit local references */
 #ifndef PW_FINDINGS_H

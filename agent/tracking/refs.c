@@ -198,7 +198,7 @@ pw_refs_local_made(JNIEnv *env, struct pw_thread *t, uint32_t slot, jobject ref,
     pw_requests_ref_count(t, 1);
 }
 
-void
+bool
 pw_refs_local_deleting(struct pw_thread *t, jobject ref, void *ret)
 {
     struct pw_frame *f = pw_thread_top(t);
@@ -206,30 +206,32 @@ pw_refs_local_deleting(struct pw_thread *t, jobject ref, void *ret)
         uint32_t word = invocation_word(f);
         if ((word & COUNT_MASK) > 0)
             set_invocation_word(f, word - 1);
-        return;
+        return true;
     }
     if (t->kind != PW_THREAD_ATTACHED)
-        return;
+        return true;
     uintptr_t handle = (uintptr_t)ref;
     const struct pw_pin_slot *s = t->locals.slots != NULL ? pw_pin_table_take(&t->locals, handle) : NULL;
     if (s != NULL) {
         pw_count_add(&pw_counts_of(&t->counts, s->info.site)->released, 1);
         pw_requests_ref_count(t, -1);
         remember_delete(t, handle, s->info.site);
-        return;
+        return true;
     }
     uint32_t site = 0;
     /* A local handle is this thread's only: no other ring can know it.
-     * Clearing a freed slot again is harmless to HotSpot, so it is passed
-     * on; made since by a call pinwatch saw, it would be in the table. */
+     * Made since by a call pinwatch saw, it would be in the table; made by
+     * the JVM itself, deleting it would destroy the JVM's reference.  Not
+     * passing it on is safe either way, and -Xcheck:jni aborts on it. */
     if (deleted_before(t, handle, &site)) {
         atomic_fetch_add_explicit(&double_deletes, 1, memory_order_relaxed);
         pw_finding(PW_FINDING_DOUBLE_DELETE, site, ret,
                    (uint32_t)(offsetof(struct JNINativeInterface_, DeleteLocalRef) / sizeof(void *)));
-        return;
+        return false;
     }
     atomic_fetch_add_explicit(&unknown_deletes[2], 1, memory_order_relaxed);
     remember_delete(t, handle, 0);
+    return true;
 }
 
 static bool

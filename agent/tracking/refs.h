@@ -35,8 +35,9 @@ PW_HIDDEN enum pw_ref_delete pw_refs_global_deleting(struct pw_thread *t, uint32
 /* A local reference (not NULL) made by the JNI function in slot. */
 PW_HIDDEN void pw_refs_local_made(JNIEnv *env, struct pw_thread *t, uint32_t slot, jobject ref, void *ret);
 
-/* DeleteLocalRef(ref), ref not NULL, before the JVM's. */
-PW_HIDDEN void pw_refs_local_deleting(struct pw_thread *t, jobject ref, void *ret);
+/* DeleteLocalRef(ref), ref not NULL, before the JVM's; false for a double
+ * delete, which is not passed on (-Xcheck:jni aborts the JVM on it). */
+PW_HIDDEN bool pw_refs_local_deleting(struct pw_thread *t, jobject ref, void *ret);
 
 /* A PushLocalFrame that succeeded; a PopLocalFrame about to run. */
 PW_HIDDEN void pw_refs_frame_pushed(struct pw_thread *t);
