@@ -1420,7 +1420,7 @@ def case_refs_options(ctx):
            'ref_threshold is off by default, yet a threshold report was written')
 
     os.remove(report)
-    run = ctx.run_java('Refs', ['clean'], expect_rc=9,
+    run = ctx.run_java('Refs', ['clean', report], expect_rc=9,
                        agent_options='file=%s,format=json,ref_threshold=100,ref_exitcode=9' % report)
     dumps, last = load_report(report)
     reasons = [d['reason'] for d in dumps]
