@@ -51,7 +51,7 @@ local_made(JNIEnv *env, uint32_t slot, jobject r, void *ret)
     if (r != NULL) {
         struct pw_thread *t = entered(slot, ret);
         if (PW_LIKELY(t != NULL))
-            pw_refs_local_made(env, t, slot, r, ret);
+            pw_refs_local_made_fast(env, t, slot, r, ret);
     } else {
         (void)entered(slot, ret);
     }
@@ -115,7 +115,8 @@ hook_DeleteLocalRef(JNIEnv *env, jobject ref)
 {
     void *ret = __builtin_return_address(0);
     struct pw_thread *t = entered(SLOT(DeleteLocalRef), ret);
-    if (ref != NULL && PW_LIKELY(t != NULL) && !pw_refs_local_deleting(t, ref, ret))
+    if (ref != NULL && PW_LIKELY(t != NULL) && !pw_refs_local_deleted_fast(t) &&
+        !pw_refs_local_deleting(t, ref, ret))
         return;
     pw_jni.DeleteLocalRef(env, ref);
 }

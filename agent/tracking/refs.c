@@ -171,7 +171,8 @@ pw_refs_local_made(JNIEnv *env, struct pw_thread *t, uint32_t slot, jobject ref,
         uint32_t count = (word & COUNT_MASK) + 1;
         set_invocation_word(f, (word & OVER_FLAG) | count);
         struct pw_site *s = pw_site_get(site);
-        if (PW_UNLIKELY(count > atomic_load_explicit(&s->ref_peak, memory_order_relaxed)))
+        if (PW_UNLIKELY(count > atomic_load_explicit(&s->ref_peak, memory_order_relaxed) ||
+                        (count > pw_refs_local_limit && (word & OVER_FLAG) == 0)))
             peak_reached(s, site, count, f, word, ret, slot);
         return;
     }

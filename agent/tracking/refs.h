@@ -13,6 +13,8 @@
 
 #include "thread_state.h"
 
+#include <stdatomic.h>
+
 /* local_limit=: locals one invocation may hold before it is a finding. */
 PW_HIDDEN extern uint32_t pw_refs_local_limit;
 
@@ -34,6 +36,48 @@ PW_HIDDEN enum pw_ref_delete pw_refs_global_deleting(struct pw_thread *t, uint32
 
 /* A local reference (not NULL) made by the JNI function in slot. */
 PW_HIDDEN void pw_refs_local_made(JNIEnv *env, struct pw_thread *t, uint32_t slot, jobject ref, void *ret);
+
+/* The same, inlined into the wrappers for the common case: inside a
+ * native method, at a call site this thread's site cache knows, at no new
+ * peak for the site and within local_limit.  Anything else goes to pw_refs_local_made.  The cache probe
+ * repeats pw_track_site's; if the two ever differ this only misses. */
+static inline void
+pw_refs_local_made_fast(JNIEnv *env, struct pw_thread *t, uint32_t slot, jobject ref, void *ret)
+{
+    struct pw_frame *f = pw_thread_top(t);
+    uint32_t fn = PW_FN_REF_LOCAL + slot;
+    if (PW_LIKELY(f != NULL && t->sample_countdown > 1)) {
+        const struct pw_method *m = f->method;
+        uintptr_t h = ((uintptr_t)ret ^ ((uintptr_t)m >> 4) ^ fn) * 0x9E3779B97F4A7C15ull;
+        const struct pw_site_cache_entry *e = &t->site_cache[h >> (64 - 6)];
+        if (PW_LIKELY(e->ret == ret && e->method == m && e->fn == fn && e->site != 0)) {
+            uint32_t word = (uint32_t)(f->reserved >> 32) == f->serial ? (uint32_t)f->reserved : 0;
+            uint32_t count = (word & 0x7fffffffu) + 1;
+            if (PW_LIKELY(count <= pw_refs_local_limit &&
+                          count <= atomic_load_explicit(&pw_site_get(e->site)->ref_peak, memory_order_relaxed))) {
+                t->sample_countdown--;
+                pw_count_add(&pw_counts_of(&t->counts, e->site)->acquired, 1);
+                f->reserved = (uint64_t)f->serial << 32 | ((word & 0x80000000u) | count);
+                return;
+            }
+        }
+    }
+    pw_refs_local_made(env, t, slot, ref, ret);
+}
+
+/* DeleteLocalRef inside a native method, inlined: the invocation's count
+ * only.  False when pw_refs_local_deleting must decide. */
+static inline bool
+pw_refs_local_deleted_fast(struct pw_thread *t)
+{
+    struct pw_frame *f = pw_thread_top(t);
+    if (PW_UNLIKELY(f == NULL))
+        return false;
+    uint32_t word = (uint32_t)(f->reserved >> 32) == f->serial ? (uint32_t)f->reserved : 0;
+    if ((word & 0x7fffffffu) > 0)
+        f->reserved = (uint64_t)f->serial << 32 | (word - 1);
+    return true;
+}
 
 /* DeleteLocalRef(ref), ref not NULL, before the JVM's; false for a double
  * delete, which is not passed on (-Xcheck:jni aborts the JVM on it). */
