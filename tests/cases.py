@@ -1566,6 +1566,218 @@ def case_collapsed(ctx):
         expect_row(last, 'Collapsed.' + method, function, live_bytes=nbytes)
 
 
+# --------------------------------------------------------------------------
+# JNI references (Refs.java, RefsAttach.java, pwrefs.c)
+# --------------------------------------------------------------------------
+
+REF_KINDS = ('global', 'weak', 'local')
+
+
+def references_of(dump):
+    refs = dump.get('references')
+    expect(isinstance(refs, dict), 'dump reason=%s: no "references" section', dump.get('reason'))
+    return refs
+
+
+def check_references(dump):
+    """The references section's own invariants: every row's sites add up to
+    it, made = deleted + freed + live for rows whose references are kept one
+    by one, and the totals add the rows up."""
+    refs = references_of(dump)
+    totals, rows = refs['totals'], refs['rows']
+    where = 'dump reason=%s references' % dump.get('reason')
+    expect(totals['rows'] == len(rows), '%s: totals.rows %d but %d rows', where, totals['rows'], len(rows))
+    for row in rows:
+        name = '%s %s %s' % (row['kind'], row['method'], row['function'])
+        expect(row['kind'] in REF_KINDS, '%s: row %s: bad kind', where, name)
+        for key in ('created', 'deleted', 'freed', 'live'):
+            total = sum(s[key] for s in row['sites'])
+            expect(total == row[key], '%s: row %s: %s %d but its sites add up to %d',
+                   where, name, key, row[key], total)
+        kept = row['kind'] != 'local' or row['method'] == '<native thread>'
+        if kept and row['live'] > 0:
+            expect(row['created'] >= row['deleted'] + row['freed'] + row['live'],
+                   '%s: row %s: created %d < deleted %d + freed %d + live %d', where, name,
+                   row['created'], row['deleted'], row['freed'], row['live'])
+        if row['kind'] == 'local' and row['method'] != '<native thread>':
+            expect(row['live'] == 0, '%s: row %s: locals of a method live after it returned', where, name)
+    for key, kinds in (('live_global', ('global',)), ('live_weak', ('weak',)), ('live_local', ('local',)),
+                       ('live', REF_KINDS), ('created', REF_KINDS), ('deleted', REF_KINDS),
+                       ('freed', REF_KINDS)):
+        field = key if not key.startswith('live_') else 'live'
+        total = sum(r[field] for r in rows if r['kind'] in kinds)
+        expect(totals[key] == total, '%s: totals.%s %d but the rows add up to %d', where, key, totals[key], total)
+    return refs
+
+
+def ref_row(dump, kind, method, function):
+    rows = [r for r in references_of(dump)['rows']
+            if r['kind'] == kind and r['function'] == function and
+            (r['method'] == method or r['method'].endswith('.' + method))]
+    expect(len(rows) == 1, 'expected one %s reference row %s %s, got %d: %s', kind, method, function,
+           len(rows), [(r['kind'], r['method'], r['function']) for r in references_of(dump)['rows']][:40])
+    return rows[0]
+
+
+def expect_ref(dump, kind, method, function, **want):
+    row = ref_row(dump, kind, method, function)
+    got = {k: row.get(k) for k in want}
+    expect(got == want, '%s reference row %s %s: expected %s, got %s', kind, method, function, want, got)
+    return row
+
+
+def ref_site(row, symbol, **want):
+    sites = [s for s in row['sites'] if s['frames'] and s['frames'][0].get('symbol') == symbol]
+    expect(len(sites) == 1, 'row %s %s: expected one site in %s, got %s', row['method'], row['function'],
+           symbol, [(s['frames'][0].get('symbol') if s['frames'] else None) for s in row['sites']])
+    got = {k: sites[0].get(k) for k in want}
+    expect(got == want, 'row %s %s site in %s: expected %s, got %s', row['method'], row['function'], symbol,
+           want, got)
+    return sites[0]
+
+
+def ref_findings(dump, kind):
+    return [f for f in dump['findings'] if f['kind'] == kind]
+
+
+def case_refs(ctx):
+    ctx.run_java('Refs')
+    _, last = load_report(ctx.report_path())
+    refs = check_references(last)
+    sym = lambda m: fixture_symbol('Refs', m)
+    row = expect_ref(last, 'global', 'Refs.leakGlobal', 'NewGlobalRef', created=137, deleted=0, freed=0,
+                     live=137, live_delta=137, created_delta=137)
+    ref_site(row, sym('leakGlobal'), live=137)
+    expect(row['oldest_age_ms'] > 0, 'leakGlobal: oldest_age_ms expected > 0, got %d', row['oldest_age_ms'])
+    expect_ref(last, 'global', 'Refs.globalPair', 'NewGlobalRef', created=50, deleted=50, live=0)
+    # 300 puts into 64 slots: 236 replaced on the main thread, 32 cleared by
+    # another thread, 32 still cached.
+    row = expect_ref(last, 'global', 'Refs.cachePut', 'NewGlobalRef', created=300, deleted=268, freed=0, live=32)
+    ref_site(row, sym('cachePut'), created=300, live=32)
+    expect_ref(last, 'weak', 'Refs.weakMake', 'NewWeakGlobalRef', created=41, deleted=17, live=24)
+    expect_ref(last, 'global', 'Refs.deleteTwice', 'NewGlobalRef', created=7, deleted=7, live=0)
+    expect_ref(last, 'global', 'Refs.makeShared', 'NewGlobalRef', created=3, deleted=3, live=0)
+    # Locals inside native methods: dead at return, their peak per call kept.
+    expect_ref(last, 'local', 'Refs.manyLocals', 'NewLocalRef', created=200000, live=0,
+               peak_per_call=100000, over_limit=2)
+    expect_ref(last, 'local', 'Refs.boundedLocals', 'NewLocalRef', created=100000, live=0,
+               peak_per_call=1, over_limit=0)
+    expect_ref(last, 'local', 'Refs.framedLocals', 'NewLocalRef', created=18000, live=0,
+               peak_per_call=6000, over_limit=0)
+    # The daemon pthread: 1000 of 1200 strings live, 77 freed by its
+    # PopLocalFrame, whose result is live; the detaching one freed 55 + 1.
+    row = ref_row(last, 'local', '<native thread>', 'NewStringUTF')
+    ref_site(row, 'native_leak_strings', created=1200, deleted=200, freed=0, live=1000)
+    ref_site(row, 'detach_locals', created=1, deleted=0, freed=1, live=0)
+    row = ref_row(last, 'local', '<native thread>', 'NewLocalRef')
+    ref_site(row, 'native_framed_locals', created=77, deleted=0, freed=77, live=0)
+    ref_site(row, 'detach_locals', created=55, deleted=0, freed=55, live=0)
+    row = ref_row(last, 'local', '<native thread>', 'PopLocalFrame')
+    ref_site(row, 'daemon_main', created=1, live=1)
+    t = refs['totals']
+    expect(t['double_deletes'] == 11 and t['unknown_deletes'] == {'global': 0, 'weak': 0, 'local': 0}
+           and t['local_limit'] == 2 and t['lost'] == 0,
+           'references totals: expected 11 double deletes, no unknown deletes, 2 local_limit, 0 lost; got %s', t)
+    doubles = sorted((f['method'], f['call'], f['count']) for f in ref_findings(last, 'double_delete'))
+    expect(doubles == [('<native thread>', 'DeleteLocalRef', 1),
+                       ('pinwatch.fixtures.Refs.deleteTwice', 'DeleteGlobalRef', 7),
+                       ('pinwatch.fixtures.Refs.makeShared', 'DeleteGlobalRef', 3)],
+           'double_delete findings: expected deleteTwice DeleteGlobalRef x7, makeShared x3 (the first '
+           'delete on another thread) and one DeleteLocalRef, got %s', doubles)
+    limits = [(f['method'], f['function'], f['count']) for f in ref_findings(last, 'local_limit')]
+    expect(limits == [('pinwatch.fixtures.Refs.manyLocals', 'NewLocalRef', 2)],
+           'local_limit findings: expected two at manyLocals (one per call), got %s', limits)
+    # Pins are untouched by all this (the JDK's own natives take some).
+    pins = [row_name(r) for r in last['rows'] if 'fixtures.Refs' in r['method'] or r['function'].startswith('New')]
+    expect(not pins, 'reference rows among the pin rows: %s', pins)
+
+
+def case_refs_options(ctx):
+    report = ctx.report_path()
+    # The default: no reference exit status without findings or ref_threshold.
+    ctx.run_java('Refs', ['clean'], agent_options='file=%s,format=json,ref_exitcode=9' % report)
+    _, last = load_report(report)
+    check_references(last)
+    expect_ref(last, 'global', 'Refs.leakGlobal', 'NewGlobalRef', live=137)
+    expect(not [d for d in read_dumps(report) if d['reason'] == 'threshold'],
+           'ref_threshold is off by default, yet a threshold report was written')
+
+    os.remove(report)
+    run = ctx.run_java('Refs', ['clean', report], expect_rc=9,
+                       agent_options='file=%s,format=json,ref_threshold=100,ref_exitcode=9' % report)
+    dumps, last = load_report(report)
+    reasons = [d['reason'] for d in dumps]
+    expect(reasons.count('threshold') == 1 and reasons[-1] == 'exit',
+           'ref_threshold=100: expected one threshold report then the exit report, got %s', reasons)
+    first = dumps[reasons.index('threshold')]
+    expect(references_of(first)['totals']['live'] >= 100,
+           'threshold report: expected >= 100 live references, got %s', references_of(first)['totals'])
+    expect('[pinwatch] exit status 9:' in run.stderr, 'ref_exitcode=9: no exit status line in stderr')
+
+    os.remove(report)
+    ctx.run_java('Refs', expect_rc=9, agent_options='file=%s,format=json,local_limit=5000,ref_exitcode=9' % report)
+    _, last = load_report(report)
+    check_references(last)
+    # One finding per invocation, however often it went past the limit.
+    expect_ref(last, 'local', 'Refs.framedLocals', 'NewLocalRef', peak_per_call=6000, over_limit=1)
+    expect_ref(last, 'local', 'Refs.manyLocals', 'NewLocalRef', peak_per_call=100000, over_limit=2)
+    expect(references_of(last)['totals']['local_limit'] == 3, 'local_limit=5000: expected 3 invocations over')
+
+    # Double deletes under -Xcheck:jni: the checker aborts the JVM on the
+    # second delete (global or local) unless pinwatch drops it.
+    os.remove(report)
+    ctx.run_java('Refs', ['double'], jvm_args=['-Xcheck:jni'], may_crash=True,
+                 agent_options='file=%s,format=json' % report)
+    _, last = load_report(report)
+    doubles = sorted((f['method'], f['call'], f['count']) for f in ref_findings(last, 'double_delete'))
+    expect(doubles == [('<native thread>', 'DeleteLocalRef', 1),
+                       ('pinwatch.fixtures.Refs.deleteTwice', 'DeleteGlobalRef', 7)],
+           '-Xcheck:jni: expected 7 double deletes of deleteTwice and one of a local, got %s', doubles)
+
+    # refs=off: nothing wrapped, no section; pins work as before.
+    os.remove(report)
+    ctx.run_java('Refs', ['clean'], agent_options='file=%s,format=json,refs=off' % report)
+    _, last = load_report(report)
+    expect('references' not in last, 'refs=off: the report still has a references section')
+
+    for bad in ('refs=maybe', 'local_limit=0', 'ref_threshold=-1', 'ref_exitcode=256'):
+        run = ctx.run_java('Hello', agent_options=bad, expect_rc=None)
+        key = bad.split('=')[0]
+        expect(run.returncode != 0 and ("option '%s'" % key) in run.stderr,
+               '%s: expected the JVM to refuse to start naming the option, got rc %s, stderr %s',
+               bad, run.returncode, tail(run.stderr, 5))
+    run = ctx.run_java('Hello', agent_options='help', expect_rc=None)
+    for key in ('refs=on|off', 'ref_threshold=N', 'local_limit=N', 'ref_exitcode=N'):
+        expect(key in run.stderr + run.stdout, 'help does not list %s', key)
+
+
+def case_refs_late_attach(ctx):
+    report = ctx.report_path('attached.jsonl')
+    argv = ctx.java_argv('RefsAttach', with_agent=False, jvm_args=ATTACH_FLAGS)
+    with Session(ctx, argv) as s:
+        s.run.report_path = report
+        s.wait_for(r'^READY (\d+)$')
+        opts = 'file=%s,format=json' % report
+        _expect_loaded(*_agent_load(s, ctx, opts), opts)
+        s.send('attached')
+        rc = s.finish()
+    expect(rc == 0, 'JVM exit status: expected 0, got %s', rc)
+    expect('DONE' in s.stdout_text(), 'fixture did not print DONE')
+    _, last = load_report(report)
+    refs = check_references(last)
+    # 19 global and 5 weak references made before the attach, deleted after:
+    # unknown, counted and passed on.  Of the 11 made after, the first is
+    # deleted twice: one double delete, not passed on.
+    expect(refs['totals']['unknown_deletes'] == {'global': 19, 'weak': 5, 'local': 0},
+           'unknown_deletes: expected 19 global and 5 weak, got %s', refs['totals']['unknown_deletes'])
+    expect(refs['totals']['double_deletes'] == 1, 'double_deletes: expected 1, got %d',
+           refs['totals']['double_deletes'])
+    expect_ref(last, 'global', 'RefsAttach.late', 'NewGlobalRef', created=11, deleted=1, live=10)
+    doubles = [(f['method'], f['call'], f['count']) for f in ref_findings(last, 'double_delete')]
+    expect(doubles == [('pinwatch.fixtures.RefsAttach.late', 'DeleteGlobalRef', 1)],
+           'double_delete findings: expected one of late()\'s references, got %s', doubles)
+
+
 CASES = {
     'pairs': case_pairs,
     'fast-path': case_fast_path,
@@ -1596,6 +1808,9 @@ CASES = {
     'double-release-safe': case_double_release_safe,
     'stacks': case_stacks,
     'collapsed': case_collapsed,
+    'refs': case_refs,
+    'refs-options': case_refs_options,
+    'refs-late-attach': case_refs_late_attach,
 }
 
 

@@ -280,7 +280,8 @@ def case_metrics_http(ctx):
             expect(named[0]['method'] == HOLD, 'largest row is %s', named[0]['method'])
         kinds = series(after, 'pinwatch_findings_total')
         expect(sorted(dict(ls)['kind'] for ls in kinds) ==
-               sorted(['double_release', 'wrong_object', 'wrong_function', 'jni_in_critical', 'long_critical']),
+               sorted(['double_release', 'wrong_object', 'wrong_function', 'jni_in_critical', 'long_critical',
+                       'double_delete', 'local_limit']),
                'finding kinds: %s', sorted(dict(ls)['kind'] for ls in kinds))
         expect(sum(kinds.values()) == dump['totals']['findings'], 'findings %d, JSON %d',
                sum(kinds.values()), dump['totals']['findings'])

@@ -119,6 +119,44 @@ set_critical_ms(struct pw_options *opts, const char *value, size_t len)
 }
 
 static bool
+set_refs(struct pw_options *opts, const char *value, size_t len)
+{
+    if (len == 2 && memcmp(value, "on", 2) == 0)
+        opts->refs = true;
+    else if (len == 3 && memcmp(value, "off", 3) == 0)
+        opts->refs = false;
+    else
+        return false;
+    return true;
+}
+
+static bool
+set_ref_threshold(struct pw_options *opts, const char *value, size_t len)
+{
+    return pw_parse_decimal(value, len, UINT64_C(1) << 40, &opts->ref_threshold);
+}
+
+static bool
+set_local_limit(struct pw_options *opts, const char *value, size_t len)
+{
+    uint64_t n;
+    if (!pw_parse_decimal(value, len, 1u << 30, &n) || n == 0)
+        return false;
+    opts->local_limit = n;
+    return true;
+}
+
+static bool
+set_ref_exitcode(struct pw_options *opts, const char *value, size_t len)
+{
+    uint64_t n;
+    if (!pw_parse_decimal(value, len, 255, &n) || n == 0)
+        return false;
+    opts->ref_exitcode = (int)n;
+    return true;
+}
+
+static bool
 set_suppress(struct pw_options *opts, const char *value, size_t len)
 {
     if (len == 0 || len >= sizeof(opts->suppress))
@@ -200,6 +238,21 @@ static const struct pw_option_spec specs[] = {
      "write a report every SECONDS (decimals allowed, at least 0.01); 0 turns it off", set_interval},
     {"exitcode", "N", "off",
      "after the exit report, end the process with status N (1-255) if leaked pins remain", set_exitcode},
+    {"refs", "on|off", "on",
+     "track JNI global, weak global and local references per native method; off: their functions are not "
+     "wrapped at all",
+     set_refs},
+    {"ref_threshold", "N", "0",
+     "write a report when N live global and weak references (and locals of attached threads) are reached, "
+     "again at 2N, 4N, ...; 0 turns it off",
+     set_ref_threshold},
+    {"local_limit", "N", "10000",
+     "one native method invocation holding more than N local references is a local_limit finding (1-2^30)",
+     set_local_limit},
+    {"ref_exitcode", "N", "off",
+     "after the exit report, end the process with status N (1-255) if there was a double_delete or "
+     "local_limit finding, or (with ref_threshold) that many references are still live",
+     set_ref_exitcode},
     {"suppress", "FILE", "none",
      "rules for pins kept on purpose: method:GLOB, library:GLOB, function:NAME, # comments", set_suppress},
     {"metrics", "[HOST:]PORT", "off",
@@ -231,9 +284,11 @@ pw_options_defaults(struct pw_options *opts)
     memset(opts, 0, sizeof(*opts));
     for (size_t i = 0; i < SPEC_COUNT; i++) {
         const char *d = specs[i].fallback;
-        /* A table default its own setter refuses is a bug that tests/unit
-         * (options) catches; the field then keeps its zero. */
-        if (specs[i].set != NULL && d[0] >= '0' && d[0] <= '9')
+        /* Numbers and switches are set from the table; the other defaults
+         * ("stderr", "none", "off", "text") name what the zeroed struct
+         * already means.  A table default its own setter refuses is a bug
+         * that tests/unit (options) catches; the field then keeps its zero. */
+        if (specs[i].set != NULL && ((d[0] >= '0' && d[0] <= '9') || strcmp(d, "on") == 0))
             (void)specs[i].set(opts, d, strlen(d));
     }
     opts->given = 0;

@@ -34,6 +34,10 @@ struct pw_options {
     char metrics_host[64];   /* a numeric IPv4 or IPv6 address */
     uint16_t metrics_port;
     uint64_t metrics_rows;   /* rows in a metrics exposition before the rest become "other" */
+    bool refs;               /* JNI references tracked (refs=on) */
+    uint64_t ref_threshold;  /* live references that trigger a report; 0: off */
+    uint64_t local_limit;    /* locals one invocation may hold before a finding */
+    int ref_exitcode;        /* exit status when reference problems remain at exit; 0: off */
     bool help;
     bool dump;               /* command: write a report now (second load only) */
     uint64_t given;          /* bit i: the key of row i of the table appeared in the text */

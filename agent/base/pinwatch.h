@@ -42,8 +42,19 @@ enum pw_function {
     PW_FN_STRING_CHARS,
     PW_FN_STRING_UTF_CHARS,
     PW_FN_STRING_CRITICAL,
-    PW_FN_COUNT
+    PW_FN_COUNT,
+    /* Reference rows (JNI references, not pins) share the site table with
+     * an fn past the pin functions, so that no array sized PW_FN_COUNT is
+     * ever indexed with one.  A local reference's fn is PW_FN_REF_LOCAL
+     * plus the JNI table slot of the function that made it. */
+    PW_FN_REF_GLOBAL = 16,
+    PW_FN_REF_WEAK = 17,
+    PW_FN_REF_LOCAL = 32,
+    PW_FN_REF_END = PW_FN_REF_LOCAL + 256
 };
+
+#define PW_FN_IS_REF(fn) ((uint32_t)(fn) >= PW_FN_REF_GLOBAL)
+#define PW_FN_IS_LOCAL_REF(fn) ((uint32_t)(fn) >= PW_FN_REF_LOCAL)
 
 PW_HIDDEN const char *pw_function_name(enum pw_function fn);
 

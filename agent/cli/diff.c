@@ -66,6 +66,62 @@ rate(int64_t d, uint64_t ms, char *out, size_t len)
     return out;
 }
 
+/* The references sections: live references per (kind, method, function),
+ * rows live in neither left out, most growth first. */
+static void
+diff_refs(FILE *out, const struct pw_dump *a, const struct pw_dump *b, uint64_t ms)
+{
+    struct change *list = NULL;
+    size_t n = 0;
+    const struct pw_dump *both[2] = {a, b};
+    for (int k = 0; k < 2; k++) {
+        for (size_t i = 0; i < both[k]->nrefs; i++) {
+            const struct pw_ref_row *r = &both[k]->refs[i];
+            /* The kind goes with the function: NewGlobalRef, NewWeakGlobalRef
+             * and the local ones never share a name. */
+            struct pw_row key = {.method = r->method, .function = r->function};
+            struct change *c = find(&list, &n, &key);
+            if (k == 0)
+                c->before += r->live;
+            else
+                c->after += r->live;
+        }
+    }
+    if (n > 1)
+        qsort(list, n, sizeof(*list), by_growth);
+    size_t wm = strlen("METHOD"), wf = strlen("FUNCTION");
+    for (size_t i = 0; i < n; i++) {
+        if (strlen(list[i].method) > wm)
+            wm = strlen(list[i].method);
+        if (strlen(list[i].function) > wf)
+            wf = strlen(list[i].function);
+    }
+    fprintf(out, "\nreferences:\n%-*s  %-*s  %11s  %10s  %8s  %10s\n", (int)wm, "METHOD", (int)wf, "FUNCTION",
+            "LIVE BEFORE", "AFTER", "DELTA", "PER SECOND");
+    int64_t total = 0;
+    uint64_t before = 0, after = 0;
+    size_t shown = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct change *c = &list[i];
+        int64_t d = delta(c->before, c->after);
+        total += d;
+        before += c->before;
+        after += c->after;
+        if (c->before == 0 && c->after == 0)
+            continue;
+        char s1[32], s2[32];
+        fprintf(out, "%-*s  %-*s  %11" PRIu64 "  %10" PRIu64 "  %8s  %10s\n", (int)wm, c->method, (int)wf, c->function,
+                c->before, c->after, pw_signed(d, s1, sizeof(s1)), rate(d, ms, s2, sizeof(s2)));
+        shown++;
+    }
+    if (shown == 0)
+        fprintf(out, "(no live references in either report)\n");
+    char s1[32], s2[32];
+    fprintf(out, "total: live references %" PRIu64 " -> %" PRIu64 " (%s), %s per second\n", before, after,
+            pw_signed(total, s1, sizeof(s1)), rate(total, ms, s2, sizeof(s2)));
+    free(list);
+}
+
 void
 pw_diff(FILE *out, const struct pw_dump *a, const struct pw_dump *b)
 {
@@ -136,6 +192,8 @@ pw_diff(FILE *out, const struct pw_dump *a, const struct pw_dump *b)
         fprintf(out, "; %zu row%s with no live pins in either not shown", same, same == 1 ? "" : "s");
     fputc('\n', out);
     free(list);
+    if (a->has_refs || b->has_refs)
+        diff_refs(out, a, b, ms);
 }
 
 /* Per JVM, most growth first across the fleet, so the one executor of forty

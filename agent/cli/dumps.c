@@ -204,6 +204,30 @@ read_dump(struct ctx *c, json_object *o, struct pw_dump *d)
         if (sites != NULL)
             read_sites(c, sites, &row->sites, &row->nsites, where, true);
     }
+    json_object *refs = field(c, o, "references", json_type_object, false, "the report");
+    json_object *ref_rows = refs != NULL ? field(c, refs, "rows", json_type_array, true, "references") : NULL;
+    if (ref_rows != NULL && !c->failed) {
+        d->has_refs = true;
+        size_t n = json_object_array_length(ref_rows);
+        d->refs = pw_xmalloc(n * sizeof(*d->refs));
+        memset(d->refs, 0, n * sizeof(*d->refs));
+        d->nrefs = n;
+        for (size_t i = 0; i < n && !c->failed; i++) {
+            json_object *r = json_object_array_get_idx(ref_rows, i);
+            struct pw_ref_row *rr = &d->refs[i];
+            if (!json_object_is_type(r, json_type_object)) {
+                bad(c, "references.rows[%zu] is not an object", i);
+                break;
+            }
+            rr->kind = get_str(c, r, "kind", true, "a reference row");
+            rr->method = get_str(c, r, "method", true, "a reference row");
+            rr->function = get_str(c, r, "function", true, "a reference row");
+            rr->created = get_u64(c, r, "created", true, "a reference row");
+            rr->deleted = get_u64(c, r, "deleted", false, "a reference row");
+            rr->freed = get_u64(c, r, "freed", false, "a reference row");
+            rr->live = get_u64(c, r, "live", true, "a reference row");
+        }
+    }
     json_object *findings = field(c, o, "findings", json_type_array, false, "the report");
     if (findings != NULL && !c->failed) {
         d->has_findings = true;
@@ -370,6 +394,12 @@ pw_dumps_free(struct pw_dumps *d)
             free_sites(x->findings[j].sites, x->findings[j].nsites);
         }
         free(x->findings);
+        for (size_t j = 0; j < x->nrefs; j++) {
+            free(x->refs[j].kind);
+            free(x->refs[j].method);
+            free(x->refs[j].function);
+        }
+        free(x->refs);
     }
     free(d->items);
     memset(d, 0, sizeof(*d));

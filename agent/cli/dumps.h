@@ -45,6 +45,12 @@ struct pw_finding {
     size_t nsites;
 };
 
+/* A row of the report's references section. */
+struct pw_ref_row {
+    char *kind, *method, *function;
+    uint64_t created, deleted, freed, live;
+};
+
 struct pw_totals {
     uint64_t acquired, released, live, live_bytes, leaked, held, suppressed, unmatched_releases, lost;
 };
@@ -62,6 +68,9 @@ struct pw_dump {
     bool has_findings;
     struct pw_finding *findings;
     size_t nfindings;
+    bool has_refs; /* the report has a references section (refs=on) */
+    struct pw_ref_row *refs;
+    size_t nrefs;
 };
 
 struct pw_dumps {

@@ -501,6 +501,58 @@ leak_table(struct pw_buf *b, const struct pw_dumps *d)
     free(rows);
 }
 
+/* The latest report's live JNI references (refs=on), with their growth
+ * since the first report. */
+static void
+references_section(struct pw_buf *b, const struct pw_dumps *d)
+{
+    const struct pw_dump *last = &d->items[d->n - 1], *first = &d->items[0];
+    if (!last->has_refs)
+        return;
+    pw_buf_puts(b, "<section id=\"references\"><h2>Live JNI references in the latest report</h2>\n");
+    size_t shown = 0;
+    for (size_t i = 0; i < last->nrefs; i++) {
+        const struct pw_ref_row *r = &last->refs[i];
+        if (r->live == 0)
+            continue;
+        if (shown++ == 0)
+            pw_buf_puts(b, "<div class=\"scroll\"><table id=\"refs\" class=\"pw-table sortable\">\n<thead><tr>"
+                           "<th data-type=\"str\">Kind</th><th data-type=\"str\">Native method</th>"
+                           "<th data-type=\"str\">JNI function</th><th data-type=\"num\" class=\"num\">Live</th>"
+                           "<th data-type=\"num\" class=\"num\">Growth</th>"
+                           "<th data-type=\"num\" class=\"num\">Created</th>"
+                           "<th data-type=\"num\" class=\"num\">Deleted</th>"
+                           "<th data-type=\"num\" class=\"num\">Freed</th></tr></thead>\n<tbody>\n");
+        uint64_t before = 0;
+        if (d->n > 1)
+            for (size_t j = 0; j < first->nrefs; j++)
+                if (strcmp(first->refs[j].method, r->method) == 0 &&
+                    strcmp(first->refs[j].function, r->function) == 0)
+                    before += first->refs[j].live;
+        int64_t growth = (int64_t)r->live - (int64_t)before;
+        char sg[32];
+        pw_buf_puts(b, "<tr class=\"pw-ref\"><td class=\"kind\">");
+        esc(b, r->kind);
+        pw_buf_puts(b, "</td><td class=\"method\">");
+        esc(b, r->method);
+        pw_buf_puts(b, "</td><td class=\"fn\">");
+        esc(b, r->function);
+        pw_buf_puts(b, "</td>");
+        num_cell(b, r->live);
+        pw_buf_printf(b, "<td class=\"num%s\" data-v=\"%" PRId64 "\">%s</td>", growth > 0 ? " up" : "", growth,
+                      pw_signed(growth, sg, sizeof(sg)));
+        num_cell(b, r->created);
+        num_cell(b, r->deleted);
+        num_cell(b, r->freed);
+        pw_buf_puts(b, "</tr>\n");
+    }
+    if (shown == 0)
+        pw_buf_puts(b, "<p class=\"empty\">No live references in the latest report.</p>\n");
+    else
+        pw_buf_puts(b, "</tbody></table></div>\n");
+    pw_buf_puts(b, "</section>\n");
+}
+
 static void
 findings_section(struct pw_buf *b, const struct pw_dump *last)
 {
@@ -714,6 +766,8 @@ pw_report_html(struct pw_buf *b, const char *file, const struct pw_dumps *d)
     pw_buf_puts(b, "<section id=\"table\"><h2>Live pins in the latest report</h2>\n");
     leak_table(b, d);
     pw_buf_puts(b, "</section>\n");
+
+    references_section(b, d);
 
     pw_buf_puts(b, "<section id=\"flamegraph\"><h2>Live bytes by stack</h2>\n");
     flame(b, last);

@@ -10,12 +10,15 @@
 #include "methods.h"
 #include "options.h"
 #include "rebind.h"
+#include "ref_hooks.h"
+#include "refs.h"
 #include "report.h"
 #include "suppress.h"
 #include "thread_state.h"
 #include "tracker.h"
 #include "native_entry.h"
 #include "report_thread.h"
+#include "snapshot.h"
 #include "requests.h"
 #include "returns.h"
 
@@ -63,7 +66,15 @@ on_vm_death(jvmtiEnv *env, JNIEnv *jni)
 {
     pw_methods_name_all(env);
     struct pw_snap_totals totals;
-    if (!pw_report_write("exit", &options, &totals) || options.exitcode == 0)
+    if (!pw_report_write("exit", &options, &totals))
+        return;
+    if (options.ref_exitcode != 0 &&
+        (totals.ref_findings > 0 || (options.ref_threshold > 0 && totals.ref_live >= options.ref_threshold))) {
+        pw_log_info("exit status %d: %" PRIu64 " reference finding%s, %" PRIu64 " live references",
+                    options.ref_exitcode, totals.ref_findings, totals.ref_findings == 1 ? "" : "s", totals.ref_live);
+        exit_status_override = options.ref_exitcode;
+    }
+    if (options.exitcode == 0)
         return;
     if (totals.leaked_unsuppressed > 0) {
         pw_log_info("exit status %d: %" PRIu64 " leaked pin%s", options.exitcode, totals.leaked_unsuppressed,
@@ -209,6 +220,10 @@ start(JavaVM *vm, const char *text, bool attached)
     pw_tracker_java_depth = options.javastack;
     pw_tracker_checked_jni = checked_jni_on();
     pw_findings_critical_ms = options.critical_ms;
+    pw_ref_hooks_enabled = options.refs;
+    pw_snapshot_refs = options.refs;
+    pw_refs_local_limit = (uint32_t)options.local_limit;
+    pw_requests_refs_init(options.refs ? options.ref_threshold : 0);
 
     static const jvmtiEvent events[] = {JVMTI_EVENT_NATIVE_METHOD_BIND, JVMTI_EVENT_VM_START, JVMTI_EVENT_VM_INIT,
                                         JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_DATA_DUMP_REQUEST};
@@ -236,11 +251,12 @@ start(JavaVM *vm, const char *text, bool attached)
     /* Last, when nothing can fail any more: a thread started before a
      * failure would outlive the agent that gave up. */
     pw_report_thread_start(&options);
+    pw_ref_hooks_install_vm(vm);
     /* A port already taken is no reason to stop a JVM that is otherwise
      * watched: the error line says so and the reports go on. */
     if (options.metrics_port != 0)
         (void)pw_metrics_server_start(&options);
-    if (options.exitcode != 0)
+    if (options.exitcode != 0 || options.ref_exitcode != 0)
         atexit(apply_exit_status);
     return PINWATCH_OK;
 

@@ -4,6 +4,7 @@
 #include "jni_guard.h"
 #include "jni_table.h"
 #include "log.h"
+#include "ref_hooks.h"
 #include "tracker.h"
 
 #include <pthread.h>
@@ -446,6 +447,7 @@ pw_jni_hooks_install(jvmtiEnv *jvmti, JavaVM *vm)
     HOOK(GetStringCritical);
     HOOK(ReleaseStringCritical);
 #undef HOOK
+    pw_ref_hooks_install(table);
     /* `real` and the guards' onward table are read, without a lock, by any
      * thread that finds a wrapper in the JVM's table: they must be visible
      * before the first slot is.  x86 keeps stores in order by itself; on

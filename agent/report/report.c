@@ -66,28 +66,38 @@ seen_find(const struct pw_snap_row *row)
 /* Fills each row's change since the previous report, then remembers this
  * one for the next. */
 static void
+row_deltas(struct pw_snap_row *r, uint64_t since_ms)
+{
+    const struct seen_row *before = seen_find(r);
+    uint64_t live0 = before != NULL ? before->live : 0, acq0 = before != NULL ? before->acquired : 0;
+    r->live_delta = (int64_t)r->live - (int64_t)live0;
+    r->acquired_delta = r->acquired >= acq0 ? r->acquired - acq0 : 0;
+    r->acquired_per_s = since_ms > 0 ? (double)r->acquired_delta * 1000.0 / (double)since_ms : 0.0;
+}
+
+/* Fills each row's change since the previous report, then remembers this
+ * one for the next.  Reference rows have their own fn values, so one list
+ * holds both kinds. */
+static void
 apply_deltas(struct pw_snapshot *snap)
 {
     snap->since_ms = seen_any ? snap->uptime_ms - seen_uptime_ms : 0;
-    for (size_t i = 0; i < snap->nrows; i++) {
-        struct pw_snap_row *r = &snap->rows[i];
-        const struct seen_row *before = seen_find(r);
-        uint64_t live0 = before != NULL ? before->live : 0, acq0 = before != NULL ? before->acquired : 0;
-        r->live_delta = (int64_t)r->live - (int64_t)live0;
-        r->acquired_delta = r->acquired >= acq0 ? r->acquired - acq0 : 0;
-        r->acquired_per_s = snap->since_ms > 0 ? (double)r->acquired_delta * 1000.0 / (double)snap->since_ms : 0.0;
-    }
-    struct seen_row *next = malloc((snap->nrows ? snap->nrows : 1) * sizeof(*next));
+    for (size_t i = 0; i < snap->nrows; i++)
+        row_deltas(&snap->rows[i], snap->since_ms);
+    for (size_t i = 0; i < snap->nrefs; i++)
+        row_deltas(&snap->refs[i], snap->since_ms);
+    size_t n = snap->nrows + snap->nrefs;
+    struct seen_row *next = malloc((n ? n : 1) * sizeof(*next));
     if (next == NULL)
         return; /* the next report's deltas then run from an older one */
-    for (size_t i = 0; i < snap->nrows; i++) {
-        const struct pw_snap_row *r = &snap->rows[i];
+    for (size_t i = 0; i < n; i++) {
+        const struct pw_snap_row *r = i < snap->nrows ? &snap->rows[i] : &snap->refs[i - snap->nrows];
         next[i] = (struct seen_row){r->method, r->signature, r->fn, r->live, r->acquired};
     }
-    qsort(next, snap->nrows, sizeof(*next), seen_order);
+    qsort(next, n, sizeof(*next), seen_order);
     free(seen);
     seen = next;
-    nseen = snap->nrows;
+    nseen = n;
     seen_uptime_ms = snap->uptime_ms;
     seen_any = true;
 }

@@ -46,6 +46,8 @@ stack_json(struct pw_strbuf *out, const struct pw_snap_stack *st)
     pw_strbuf_puts(out, "]");
 }
 
+static void java_stack_json(struct pw_strbuf *out, const struct pw_snap_site *s);
+
 static void
 site_json(struct pw_strbuf *out, const struct pw_snap_site *s)
 {
@@ -63,6 +65,13 @@ site_json(struct pw_strbuf *out, const struct pw_snap_site *s)
         }
         pw_strbuf_puts(out, "]");
     }
+    java_stack_json(out, s);
+    pw_strbuf_puts(out, "}");
+}
+
+static void
+java_stack_json(struct pw_strbuf *out, const struct pw_snap_site *s)
+{
     if (s->java_stack != NULL) {
         pw_strbuf_puts(out, ",\"java_stack\":[");
         for (int i = 0; i < s->java_stack->n; i++) {
@@ -77,7 +86,71 @@ site_json(struct pw_strbuf *out, const struct pw_snap_site *s)
         }
         pw_strbuf_puts(out, "]");
     }
+}
+
+/* A rate with one decimal, printed by hand: printf's %f follows the
+ * process locale, which may write a decimal comma. */
+static void
+rate_json(struct pw_strbuf *out, double per_s)
+{
+    bool negative = per_s < 0;
+    uint64_t tenths = (uint64_t)((negative ? -per_s : per_s) * 10.0 + 0.5);
+    pw_strbuf_printf(out, "%s%" PRIu64 ".%" PRIu64, negative && tenths > 0 ? "-" : "", tenths / 10, tenths % 10);
+}
+
+static void
+ref_site_json(struct pw_strbuf *out, const struct pw_snap_site *s, bool local)
+{
+    pw_strbuf_printf(out, "{\"live\":%" PRIu64 ",\"created\":%" PRIu64 ",\"deleted\":%" PRIu64 ",\"freed\":%" PRIu64,
+                     s->live, s->acquired, s->released, s->commits);
+    if (local)
+        pw_strbuf_printf(out, ",\"peak_per_call\":%" PRIu32 ",\"over_limit\":%" PRIu64, s->peak, s->over_limit);
+    pw_strbuf_puts(out, ",\"frames\":");
+    stack_json(out, &s->stacks[0]);
+    java_stack_json(out, s);
     pw_strbuf_puts(out, "}");
+}
+
+static void
+references_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
+{
+    const struct pw_snap_ref_totals *t = &snap->ref_totals;
+    pw_strbuf_printf(out,
+                     ",\"references\":{\"totals\":{\"created\":%" PRIu64 ",\"deleted\":%" PRIu64 ",\"freed\":%" PRIu64
+                     ",\"live\":%" PRIu64 ",\"live_global\":%" PRIu64 ",\"live_weak\":%" PRIu64
+                     ",\"live_local\":%" PRIu64 ",\"unknown_deletes\":{\"global\":%" PRIu64 ",\"weak\":%" PRIu64
+                     ",\"local\":%" PRIu64 "},\"double_deletes\":%" PRIu64 ",\"local_limit\":%" PRIu64
+                     ",\"lost\":%" PRIu64 ",\"table_bytes\":%" PRIu64 ",\"rows\":%zu},\"rows\":[",
+                     t->created, t->deleted, t->freed, t->live, t->live_global, t->live_weak, t->live_local,
+                     t->unknown_global_deletes, t->unknown_weak_deletes, t->unknown_local_deletes, t->double_deletes,
+                     t->local_limit, t->lost, t->table_bytes, snap->nrefs);
+    for (size_t i = 0; i < snap->nrefs; i++) {
+        const struct pw_snap_row *r = &snap->refs[i];
+        bool local = PW_FN_IS_LOCAL_REF(r->fn);
+        pw_strbuf_printf(out, "%s{\"kind\":\"%s\",\"method\":", i ? "," : "", pw_snap_ref_kind(r->fn));
+        pw_strbuf_json_string(out, r->method);
+        pw_strbuf_puts(out, ",\"signature\":");
+        pw_strbuf_json_string(out, r->signature);
+        pw_strbuf_printf(out,
+                         ",\"function\":\"%s\",\"created\":%" PRIu64 ",\"deleted\":%" PRIu64 ",\"freed\":%" PRIu64
+                         ",\"live\":%" PRIu64 ",\"oldest_age_ms\":%" PRIu64 ",\"live_delta\":%" PRId64
+                         ",\"created_delta\":%" PRIu64 ",\"live_per_s\":",
+                         pw_snap_function_name(r->fn), r->acquired, r->released, r->commits, r->live, r->oldest_age_ms,
+                         r->live_delta, r->acquired_delta);
+        rate_json(out, snap->since_ms > 0 ? (double)r->live_delta * 1000.0 / (double)snap->since_ms : 0.0);
+        pw_strbuf_puts(out, ",\"created_per_s\":");
+        rate_json(out, r->acquired_per_s);
+        if (local)
+            pw_strbuf_printf(out, ",\"peak_per_call\":%" PRIu32 ",\"over_limit\":%" PRIu64, r->peak, r->over_limit);
+        pw_strbuf_puts(out, ",\"sites\":[");
+        for (size_t j = 0; j < r->nsites; j++) {
+            if (j)
+                pw_strbuf_puts(out, ",");
+            ref_site_json(out, &r->sites[j], local);
+        }
+        pw_strbuf_puts(out, "]}");
+    }
+    pw_strbuf_puts(out, "]}");
 }
 
 void
@@ -126,7 +199,10 @@ pw_report_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
         }
         pw_strbuf_puts(out, "]}");
     }
-    pw_strbuf_puts(out, "],\"findings\":[");
+    pw_strbuf_puts(out, "]");
+    if (snap->refs_on)
+        references_json(snap, out);
+    pw_strbuf_puts(out, ",\"findings\":[");
     for (size_t i = 0; i < snap->nfindings; i++) {
         const struct pw_snap_finding *f = &snap->findings[i];
         pw_strbuf_printf(out, "%s{\"kind\":\"%s\",\"method\":", i ? "," : "", f->kind);
@@ -134,7 +210,7 @@ pw_report_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
         pw_strbuf_puts(out, ",\"signature\":");
         pw_strbuf_json_string(out, f->signature);
         pw_strbuf_printf(out, ",\"function\":\"%s\",\"call\":\"%s\",\"count\":%" PRIu64,
-                         f->fn < PW_FN_COUNT ? pw_function_name(f->fn) : "?", f->call_function, f->count);
+                         f->has_site ? pw_snap_function_name(f->fn) : "?", f->call_function, f->count);
         if (f->max_ms > 0)
             pw_strbuf_printf(out, ",\"max_ms\":%" PRIu64 ",\"p99_ms\":%" PRIu64, f->max_ms, f->p99_ms);
         pw_strbuf_puts(out, ",\"sites\":[");

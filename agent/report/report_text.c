@@ -73,6 +73,56 @@ age(char *buf, size_t len, uint64_t ms)
     snprintf(buf, len, "%" PRIu64 ".%" PRIu64 "s", ms / 1000, (ms % 1000) / 100);
 }
 
+/* Reference rows that hold references, or whose invocations held too many
+ * locals; the rest is in format=json. */
+static void
+references_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
+{
+    const struct pw_snap_ref_totals *t = &snap->ref_totals;
+    pw_strbuf_printf(out,
+                     "  references: %" PRIu64 " live (%" PRIu64 " global, %" PRIu64 " weak, %" PRIu64
+                     " local on attached threads), created %" PRIu64 ", deleted %" PRIu64 ", freed %" PRIu64
+                     ", unknown deletes %" PRIu64 ", double deletes %" PRIu64 ", over local_limit %" PRIu64 "\n",
+                     t->live, t->live_global, t->live_weak, t->live_local, t->created, t->deleted, t->freed,
+                     t->unknown_global_deletes + t->unknown_weak_deletes + t->unknown_local_deletes, t->double_deletes,
+                     t->local_limit);
+    bool header = false, deltas = snap->since_ms > 0;
+    for (size_t i = 0; i < snap->nrefs; i++) {
+        const struct pw_snap_row *r = &snap->refs[i];
+        if (r->live == 0 && r->over_limit == 0)
+            continue;
+        if (!header) {
+            pw_strbuf_puts(out, "        LIVE   CREATED   DELETED    OLDEST      PEAK");
+            if (deltas)
+                pw_strbuf_puts(out, "    +LIVE");
+            pw_strbuf_puts(out, "  KIND    FUNCTION                   NATIVE METHOD\n");
+            header = true;
+        }
+        char oldest[32];
+        age(oldest, sizeof(oldest), r->oldest_age_ms);
+        pw_strbuf_printf(out, "    %8" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9s %9" PRIu32, r->live, r->acquired, r->released,
+                         oldest, r->peak);
+        if (deltas)
+            pw_strbuf_printf(out, " %+8" PRId64, r->live_delta);
+        pw_strbuf_printf(out, "  %-6s  %-25s  %s%s", pw_snap_ref_kind(r->fn), pw_snap_function_name(r->fn), r->method,
+                         r->signature);
+        if (r->over_limit > 0)
+            pw_strbuf_printf(out, "  (%" PRIu64 " invocation%s over local_limit)", r->over_limit,
+                             r->over_limit == 1 ? "" : "s");
+        pw_strbuf_puts(out, "\n");
+        for (size_t j = 0; j < r->nsites; j++) {
+            const struct pw_snap_site *st = &r->sites[j];
+            if (st->live == 0 && st->over_limit == 0)
+                continue;
+            pw_strbuf_printf(out, "    %8" PRIu64 "  at ", st->live);
+            if (st->stacks[0].n > 0)
+                frame_text(out, &st->stacks[0].frames[0]);
+            else
+                pw_strbuf_printf(out, "0x%" PRIxPTR "\n", st->ret);
+        }
+    }
+}
+
 void
 pw_report_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
 {
@@ -135,13 +185,15 @@ pw_report_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
                      ", unmatched releases %" PRIu64 "\n",
                      t->acquired, t->released, t->live, t->live_bytes, t->leaked, t->live - t->leaked, t->suppressed,
                      t->commits, t->unmatched_releases);
+    if (snap->refs_on)
+        references_text(snap, out);
     if (snap->nfindings > 0) {
         pw_strbuf_printf(out, "  findings: %zu\n", snap->nfindings);
         for (size_t i = 0; i < snap->nfindings; i++) {
             const struct pw_snap_finding *f = &snap->findings[i];
             pw_strbuf_printf(out, "    %-16s %9" PRIu64 "  %s%s", f->kind, f->count, f->method, f->signature);
-            if (f->fn < PW_FN_COUNT)
-                pw_strbuf_printf(out, " %s", pw_function_name(f->fn));
+            if (f->has_site)
+                pw_strbuf_printf(out, " %s", pw_snap_function_name(f->fn));
             pw_strbuf_printf(out, " -> %s", f->call_function);
             if (f->max_ms > 0)
                 pw_strbuf_printf(out, " (max %" PRIu64 " ms, p99 %" PRIu64 " ms)", f->max_ms, f->p99_ms);

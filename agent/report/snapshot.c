@@ -4,10 +4,13 @@
 #include "jni_table.h"
 #include "leak_table.h"
 #include "methods.h"
+#include "ref_table.h"
+#include "refs.h"
 #include "frame_layout.h"
 #include "stack_table.h"
 #include "thread_state.h"
 
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -47,6 +50,15 @@ add_pin(uintptr_t key, const struct pw_pin_info *info, void *arg)
     return false;
 }
 
+bool pw_snapshot_refs;
+
+static void
+add_ref(uintptr_t handle, const struct pw_ref_info *info, void *arg)
+{
+    struct pw_pin_info pin = {.site = info->site, .t_ms = info->t_ms};
+    add_pin(handle, &pin, arg);
+}
+
 static int
 by_row_key(const void *a, const void *b)
 {
@@ -78,18 +90,32 @@ by_live_bytes(const void *a, const void *b)
     return c != 0 ? c : (int)x->fn - (int)y->fn;
 }
 
-static void
-group_rows(struct pw_snapshot *snap)
+/* References: the most live first, then the most made. */
+static int
+by_live(const void *a, const void *b)
 {
-    qsort(snap->sites, snap->nsites, sizeof(*snap->sites), by_row_key);
+    const struct pw_snap_row *x = a, *y = b;
+    if (x->live != y->live)
+        return x->live < y->live ? 1 : -1;
+    if (x->acquired != y->acquired)
+        return x->acquired < y->acquired ? 1 : -1;
+    int c = strcmp(x->method, y->method);
+    return c != 0 ? c : (int)x->fn - (int)y->fn;
+}
+
+static size_t
+group_rows(struct pw_snap_site *sites, size_t nsites, struct pw_snap_row *rows,
+           int (*order)(const void *, const void *))
+{
+    qsort(sites, nsites, sizeof(*sites), by_row_key);
     size_t nrows = 0;
-    for (size_t i = 0; i < snap->nsites; i++) {
-        struct pw_snap_site *s = &snap->sites[i];
+    for (size_t i = 0; i < nsites; i++) {
+        struct pw_snap_site *s = &sites[i];
         const struct pw_site *site = pw_site_get(s->site);
-        struct pw_snap_row *row = nrows > 0 ? &snap->rows[nrows - 1] : NULL;
+        struct pw_snap_row *row = nrows > 0 ? &rows[nrows - 1] : NULL;
         const char *name = pw_method_name(site->method), *sig = pw_method_signature(site->method);
         if (row == NULL || row->fn != site->fn || strcmp(row->method, name) != 0 || strcmp(row->signature, sig) != 0) {
-            row = &snap->rows[nrows++];
+            row = &rows[nrows++];
             *row = (struct pw_snap_row){.method = name, .signature = sig, .fn = site->fn, .sites = s};
         }
         row->nsites++;
@@ -102,9 +128,12 @@ group_rows(struct pw_snapshot *snap)
         row->suppressed += s->suppressed;
         if (s->live > 0 && s->oldest_age_ms > row->oldest_age_ms)
             row->oldest_age_ms = s->oldest_age_ms;
+        if (s->peak > row->peak)
+            row->peak = s->peak;
+        row->over_limit += s->over_limit;
     }
-    snap->nrows = nrows;
-    qsort(snap->rows, snap->nrows, sizeof(*snap->rows), by_live_bytes);
+    qsort(rows, nrows, sizeof(*rows), order);
+    return nrows;
 }
 
 #define INLINE_MAX 8
@@ -133,6 +162,38 @@ symbolise_stack(struct pw_snapshot *snap, const struct pw_method *m, const uintp
                 f->tail_call = true;
                 f->where.offset = 0;
             }
+        }
+    }
+}
+
+/* The JVM itself or its launcher: libjvm.so, libjli.so, the java binary. */
+static bool
+jvm_own_code(uintptr_t ret)
+{
+    Dl_info info;
+    if (ret == 0 || dladdr((void *)(ret - 1), &info) == 0 || info.dli_fname == NULL)
+        return false;
+    const char *slash = strrchr(info.dli_fname, '/');
+    const char *base = slash != NULL ? slash + 1 : info.dli_fname;
+    return strcmp(base, "libjvm.so") == 0 || strcmp(base, "libjli.so") == 0 || strcmp(base, "java") == 0;
+}
+
+/* One frame named from the dynamic symbol table only: no libdw. */
+static void
+dl_frame(uintptr_t ret, struct pw_snap_stack *out)
+{
+    out->frames = calloc(1, sizeof(*out->frames));
+    out->n = 0;
+    if (out->frames == NULL)
+        return;
+    Dl_info info;
+    struct pw_snap_frame *f = &out->frames[out->n++];
+    *f = (struct pw_snap_frame){.address = ret};
+    if (dladdr((void *)(ret - 1), &info) != 0) {
+        f->where.library = info.dli_fname;
+        if (info.dli_sname != NULL) {
+            f->where.symbol = info.dli_sname;
+            f->where.offset = ret - (uintptr_t)info.dli_saddr;
         }
     }
 }
@@ -202,7 +263,11 @@ take_findings(struct pw_snapshot *snap, bool symbolise)
         uint32_t detail = r->detail & ~PW_FINDING_TAIL;
         switch (r->kind) {
         case PW_FINDING_JNI_IN_CRITICAL:
+        case PW_FINDING_DOUBLE_DELETE:
+        case PW_FINDING_LOCAL_LIMIT:
             f->call_function = pw_jni_slot_name(detail);
+            if (r->kind != PW_FINDING_JNI_IN_CRITICAL)
+                snap->totals.ref_findings += r->count;
             break;
         case PW_FINDING_LONG_CRITICAL: {
             f->call_function = site != NULL ? release_name(site->fn) : "?";
@@ -286,6 +351,12 @@ take(struct pw_snapshot *snap, const char *reason, bool symbolise)
         snap->totals.unmatched_releases += pw_count_read(&t->counts.unmatched_releases);
         snap->totals.lost += pw_count_read(&t->counts.lost);
         pw_pin_table_visit(&t->pins, add_pin, &pass);
+        if (t->locals.slots != NULL) {
+            pw_pin_table_lock(&t->locals);
+            pw_pin_table_visit(&t->locals, add_pin, &pass);
+            snap->ref_totals.table_bytes += pw_pin_table_memory(&t->locals);
+            pw_pin_table_unlock(&t->locals);
+        }
     }
     pass.leaked = true;
     pw_leak_table_visit(add_pin, &pass);
@@ -293,22 +364,64 @@ take(struct pw_snapshot *snap, const char *reason, bool symbolise)
     for (struct pw_thread *t = pw_threads_first(); t != NULL; t = t->next)
         pw_pin_table_unlock(&t->pins);
     pw_threads_read_unlock();
+    pass.leaked = false;
+    if (pw_snapshot_refs) {
+        pw_ref_table_visit(add_ref, &pass);
+        snap->ref_totals.table_bytes += pw_ref_table_memory();
+    }
 
     size_t active = 0;
     for (uint32_t i = 0; i < nsites; i++)
         active += counts[i].acquired > 0 || sums[i].live > 0 || counts[i].released > 0;
     snap->sites = calloc(active ? active : 1, sizeof(*snap->sites));
     snap->rows = calloc(active ? active : 1, sizeof(*snap->rows));
-    if (snap->sites == NULL || snap->rows == NULL) {
+    snap->refs = calloc(active ? active : 1, sizeof(*snap->refs));
+    if (snap->sites == NULL || snap->rows == NULL || snap->refs == NULL) {
         free(counts);
         free(sums);
         pw_snapshot_free(snap);
         return false;
     }
+    /* Pin sites first, reference sites after them. */
+    size_t npins = 0;
+    for (uint32_t i = 0; i < nsites; i++)
+        npins += !PW_FN_IS_REF(pw_site_get(i)->fn) &&
+                 (counts[i].acquired > 0 || sums[i].live > 0 || counts[i].released > 0);
+    size_t next_pin = 0, next_ref = npins;
     for (uint32_t i = 0; i < nsites; i++) {
         if (!(counts[i].acquired > 0 || sums[i].live > 0 || counts[i].released > 0))
             continue;
-        struct pw_snap_site *s = &snap->sites[snap->nsites++];
+        const struct pw_site *site = pw_site_get(i);
+        if (PW_FN_IS_REF(site->fn)) {
+            struct pw_snap_site *s = &snap->sites[next_ref++];
+            *s = (struct pw_snap_site){
+                .site = i,
+                .ret = (uintptr_t)site->ret,
+                .acquired = counts[i].acquired,
+                .released = counts[i].released,
+                .commits = counts[i].freed,
+                .live = sums[i].live,
+                .oldest_age_ms = sums[i].any ? (uint32_t)(pass.now - sums[i].oldest_t) : 0,
+                .peak = atomic_load_explicit(&((struct pw_site *)site)->ref_peak, memory_order_relaxed),
+                .over_limit = atomic_load_explicit(&((struct pw_site *)site)->ref_over, memory_order_relaxed),
+            };
+            struct pw_snap_ref_totals *rt = &snap->ref_totals;
+            rt->created += s->acquired;
+            rt->deleted += s->released;
+            rt->freed += s->commits;
+            rt->live += s->live;
+            rt->local_limit += s->over_limit;
+            if (site->fn == PW_FN_REF_GLOBAL)
+                rt->live_global += s->live;
+            else if (site->fn == PW_FN_REF_WEAK)
+                rt->live_weak += s->live;
+            else
+                rt->live_local += s->live;
+            snap->nsites++;
+            continue;
+        }
+        struct pw_snap_site *s = &snap->sites[next_pin++];
+        snap->nsites++;
         *s = (struct pw_snap_site){
             .site = i,
             .ret = (uintptr_t)pw_site_get(i)->ret,
@@ -334,7 +447,17 @@ take(struct pw_snapshot *snap, const char *reason, bool symbolise)
     free(counts);
     free(sums);
 
-    group_rows(snap);
+    snap->nrows = group_rows(snap->sites, npins, snap->rows, by_live_bytes);
+    snap->nrefs = group_rows(snap->sites + npins, snap->nsites - npins, snap->refs, by_live);
+    snap->refs_on = pw_snapshot_refs;
+    snap->totals.ref_live = snap->ref_totals.live;
+    struct pw_refs_counts rc;
+    pw_refs_counts_read(&rc);
+    snap->ref_totals.unknown_global_deletes = rc.unknown_global_deletes;
+    snap->ref_totals.unknown_weak_deletes = rc.unknown_weak_deletes;
+    snap->ref_totals.unknown_local_deletes = rc.unknown_local_deletes;
+    snap->ref_totals.double_deletes = rc.double_deletes;
+    snap->ref_totals.lost = rc.lost;
     /* Distinct methods among the rows that still hold pins. */
     for (size_t i = 0; i < snap->nrows; i++) {
         if (snap->rows[i].live == 0)
@@ -348,8 +471,28 @@ take(struct pw_snapshot *snap, const char *reason, bool symbolise)
 
     if (symbolise) {
         snap->symbols = pw_symbols_open();
-        for (size_t i = 0; i < snap->nsites; i++)
+        for (size_t i = 0; i < npins; i++)
             symbolise_site(snap, &snap->sites[i]);
+        /* Every native method that makes a local has a reference site: the
+         * JDK's own make dozens, and the JVM and its launcher make references
+         * through JNI too.  Whole stacks only where references are live or a
+         * call went past local_limit, and never for the JVM's own call sites,
+         * whose stacks run through libjvm and libc to the thread's start
+         * (symbolising those read libc's debug information every report,
+         * measured at seconds under load); the rest are named by their call
+         * site. */
+        for (size_t i = npins; i < snap->nsites; i++) {
+            struct pw_snap_site *s = &snap->sites[i];
+            const struct pw_site *site = pw_site_get(s->site);
+            if (jvm_own_code(s->ret)) {
+                s->java_stack = atomic_load_explicit(&((struct pw_site *)site)->java_stack, memory_order_acquire);
+                dl_frame(s->ret, &s->stacks[s->nstacks++]);
+            } else if (s->live > 0 || s->over_limit > 0) {
+                symbolise_site(snap, s);
+            } else {
+                symbolise_stack(snap, site->method, &s->ret, 1, &s->stacks[s->nstacks++]);
+            }
+        }
     }
     take_findings(snap, symbolise);
     return true;
@@ -381,5 +524,6 @@ pw_snapshot_free(struct pw_snapshot *snap)
     free(snap->findings);
     free(snap->sites);
     free(snap->rows);
+    free(snap->refs);
     memset(snap, 0, sizeof(*snap));
 }

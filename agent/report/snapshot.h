@@ -28,6 +28,10 @@ struct pw_snap_site {
     uint64_t acquired, released, commits;
     uint64_t live, live_bytes, leaked, suppressed;
     uint64_t oldest_age_ms;
+    /* Reference sites: acquired counts made, released deleted, commits
+     * freed by the JVM (PopLocalFrame, detach, thread end). */
+    uint32_t peak;       /* local sites: most locals of one invocation when one was made here */
+    uint64_t over_limit; /* local sites: invocations that passed local_limit here */
     /* Symbolised after the copy: the first stack seen, then any others
      * sampling found. */
     struct pw_snap_stack stacks[PW_SITE_STACKS];
@@ -41,6 +45,8 @@ struct pw_snap_row {
     uint64_t acquired, released, commits;
     uint64_t live, live_bytes, leaked, suppressed;
     uint64_t oldest_age_ms;
+    uint32_t peak;       /* references: see pw_snap_site */
+    uint64_t over_limit;
     struct pw_snap_site *sites; /* points into pw_snapshot.sites */
     size_t nsites;
     /* Change since the previous report (report.c fills these). */
@@ -68,6 +74,18 @@ struct pw_snap_totals {
     uint64_t unmatched_releases, lost, double_releases, findings;
     uint64_t methods;
     uint64_t table_bytes; /* the agent's pin tables: leak table and threads' tables */
+    /* References (ref_exitcode= looks at these two). */
+    uint64_t ref_live;     /* live global, weak and attached-thread local references */
+    uint64_t ref_findings; /* double_delete and local_limit findings */
+};
+
+/* The references section.  Pin rows and totals never include references. */
+struct pw_snap_ref_totals {
+    uint64_t created, deleted, freed;
+    uint64_t live, live_global, live_weak, live_local;
+    uint64_t unknown_global_deletes, unknown_weak_deletes, unknown_local_deletes;
+    uint64_t double_deletes, local_limit, lost;
+    uint64_t table_bytes;
 };
 
 /* Every kind of finding with its count, zero or not: a metric that exists
@@ -86,6 +104,12 @@ struct pw_snapshot {
     struct pw_snap_totals totals;
     struct pw_snap_row *rows;
     size_t nrows;
+    /* Reference rows, kinds global, weak and local; their sites follow the
+     * pin sites in sites. */
+    struct pw_snap_row *refs;
+    size_t nrefs;
+    struct pw_snap_ref_totals ref_totals;
+    bool refs_on;
     struct pw_snap_site *sites;
     size_t nsites;
     struct pw_snap_finding *findings;
@@ -94,6 +118,15 @@ struct pw_snapshot {
     size_t nkinds;
     struct pw_symbols *symbols;
 };
+
+/* "global", "weak" or "local" for a reference row's fn. */
+PW_HIDDEN const char *pw_snap_ref_kind(uint32_t fn);
+/* A row's or finding's function: a pin's acquire function, or the JNI
+ * function that made a reference. */
+PW_HIDDEN const char *pw_snap_function_name(uint32_t fn);
+
+/* Set at start: reports carry a references section. */
+PW_HIDDEN extern bool pw_snapshot_refs;
 
 /* Returns false when memory ran out (nothing to free then). */
 PW_HIDDEN bool pw_snapshot_take(struct pw_snapshot *snap, const char *reason);

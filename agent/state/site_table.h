@@ -33,6 +33,11 @@ struct pw_site {
     _Atomic(struct pw_java_stack *) java_stack;    /* who called the native method */
     _Atomic uint32_t sampled_ms;                   /* when its stack was last taken */
     atomic_bool java_tried;
+    /* Local reference sites: the most locals one invocation of the method
+     * held when this site made one, and the invocations that went past
+     * local_limit here. */
+    _Atomic uint32_t ref_peak;
+    _Atomic uint64_t ref_over;
 };
 
 /* Returns the site's id, creating it on first sight (the only path that
@@ -45,7 +50,10 @@ PW_HIDDEN uint32_t pw_site_count(void);
 struct pw_counts {
     uint64_t acquired;
     uint64_t released;
-    uint64_t commits;
+    union {
+        uint64_t commits; /* pins */
+        uint64_t freed;   /* references: freed by the JVM (PopLocalFrame, detach) */
+    };
     uint64_t leaked_at_return; /* pins that were live when their method returned */
 };
 

@@ -56,6 +56,8 @@ thread_ended(void *arg)
         t->next->prevp = t->prevp;
     pthread_rwlock_unlock(&registry_lock);
     pw_pin_table_free(&t->pins);
+    if (t->locals.slots != NULL)
+        pw_pin_table_free(&t->locals);
     pw_thread_counts_free(&t->counts);
     free(t);
 }

@@ -36,6 +36,22 @@ struct pw_recent_release {
     uint32_t site;
 };
 
+/* References (refs=on).  Local frames pushed inside a native method
+ * invocation, innermost last: the invocation's local count when pushed. */
+#define PW_LOCAL_FRAMES 32
+#define PW_RECENT_DELETES 64
+
+enum pw_thread_kind {
+    PW_THREAD_UNKNOWN,  /* not asked yet */
+    PW_THREAD_ATTACHED, /* natively attached: no Java frame when first seen outside a method */
+    PW_THREAD_JAVA,     /* a Java thread outside our methods (JNI_OnLoad, a callback, a late attach) */
+};
+
+struct pw_local_frame {
+    uint32_t serial; /* invocation that pushed it */
+    uint32_t count;  /* its local count before the push */
+};
+
 struct pw_site_cache_entry {
     void *ret;
     const struct pw_method *method;
@@ -71,6 +87,20 @@ struct pw_thread {
     jmethodID late_id;
     struct pw_method *late_method;
     const struct pw_method *late_last; /* the last answer, whatever it was */
+
+    /* References.  locals: the live local references of a thread outside
+     * any native method (a natively attached thread), keyed by handle,
+     * info.serial holding the local frame depth they were made at; made
+     * on first use.  Only the owner inserts and removes; a report reads it
+     * under its lock. */
+    struct pw_pin_table locals;
+    uint32_t local_depth; /* PushLocalFrame depth outside any native method */
+    uint32_t kind;        /* enum pw_thread_kind */
+    struct pw_local_frame local_frames[PW_LOCAL_FRAMES];
+    uint32_t nlocal_frames;
+    uint32_t recent_delete_next;
+    int32_t refs_pending; /* live global references not yet published to ref_threshold */
+    struct pw_recent_release recent_deletes[PW_RECENT_DELETES];
 
     /* Registry links, guarded by the registry lock. */
     struct pw_thread *next;

@@ -33,6 +33,8 @@ static const char *const kind_names[PW_FINDING_KINDS] = {
     [PW_FINDING_WRONG_FUNCTION] = "wrong_function",
     [PW_FINDING_JNI_IN_CRITICAL] = "jni_in_critical",
     [PW_FINDING_LONG_CRITICAL] = "long_critical",
+    [PW_FINDING_DOUBLE_DELETE] = "double_delete",
+    [PW_FINDING_LOCAL_LIMIT] = "local_limit",
 };
 
 const char *

@@ -7,7 +7,13 @@
  *   wrong_function   released through another family (ReleaseIntArrayElements
  *                    for a long[] pin, an elements pointer as a critical, ...)
  *   jni_in_critical  any other JNI call from a thread holding a critical region
- *   long_critical    a critical region held longer than critical_ms */
+ *   long_critical    a critical region held longer than critical_ms
+ *   double_delete    a global or weak reference (or a native thread's local)
+ *                    deleted again without being made in between; NOT
+ *                    passed on (a global's would corrupt the JVM's handle
+ *                    storage; -Xcheck:jni aborts on either)
+ *   local_limit      one native method invocation held more than
+ *                    local_limit local references */
 #ifndef PW_FINDINGS_H
 #define PW_FINDINGS_H
 
@@ -19,6 +25,8 @@ enum pw_finding_kind {
     PW_FINDING_WRONG_FUNCTION,
     PW_FINDING_JNI_IN_CRITICAL,
     PW_FINDING_LONG_CRITICAL,
+    PW_FINDING_DOUBLE_DELETE,
+    PW_FINDING_LOCAL_LIMIT,
     PW_FINDING_KINDS
 };
 
@@ -27,7 +35,8 @@ PW_HIDDEN const char *pw_finding_kind_name(enum pw_finding_kind kind);
 /* One occurrence, recorded on the thread that made the call.  site: the
  * pin's site (0 when unknown); call: the return address of the offending
  * call; detail: the release function (an enum pw_function of the family
- * used) or the JNI slot of the offending call. */
+ * used) or the JNI slot of the offending call (jni_in_critical, and the
+ * reference kinds: the delete, or the function that went past the limit). */
 PW_HIDDEN void pw_finding(enum pw_finding_kind kind, uint32_t site, void *call, uint32_t detail);
 
 /* A critical region released after held_ms (long_critical bookkeeping: all

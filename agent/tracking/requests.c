@@ -51,6 +51,39 @@ pw_requests_publish(struct pw_thread *t)
     pthread_mutex_unlock(&lock);
 }
 
+bool pw_requests_ref_threshold_on;
+static _Atomic int64_t refs_published;
+static _Atomic uint64_t next_ref_threshold = UINT64_MAX;
+
+void
+pw_requests_refs_init(uint64_t threshold)
+{
+    pw_requests_ref_threshold_on = threshold > 0;
+    atomic_store(&next_ref_threshold, threshold > 0 ? threshold : UINT64_MAX);
+}
+
+void
+pw_requests_refs_publish(struct pw_thread *t)
+{
+    int64_t delta = t->refs_pending;
+    t->refs_pending = 0;
+    if (delta == 0)
+        return;
+    int64_t live = atomic_fetch_add_explicit(&refs_published, delta, memory_order_relaxed) + delta;
+    uint64_t next = atomic_load_explicit(&next_ref_threshold, memory_order_relaxed);
+    if (live <= 0 || (uint64_t)live < next)
+        return;
+    uint64_t after = next;
+    while (after <= (uint64_t)live)
+        after *= 2;
+    if (!atomic_compare_exchange_strong(&next_ref_threshold, &next, after))
+        return;
+    pthread_mutex_lock(&lock);
+    pending.threshold = true;
+    pthread_cond_signal(&wake);
+    pthread_mutex_unlock(&lock);
+}
+
 void
 pw_requests_leak_note(uint32_t site, uint64_t pins, uint64_t bytes)
 {

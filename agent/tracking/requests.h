@@ -35,6 +35,23 @@ pw_requests_count(struct pw_thread *t, int delta)
         pw_requests_publish(t);
 }
 
+/* ref_threshold: live global and weak references, and live locals of
+ * natively attached threads, that ask for a report (0: never); counted
+ * like pins, on their own shared counter. */
+PW_HIDDEN void pw_requests_refs_init(uint64_t threshold);
+PW_HIDDEN extern bool pw_requests_ref_threshold_on;
+PW_HIDDEN void pw_requests_refs_publish(struct pw_thread *t);
+
+static inline void
+pw_requests_ref_count(struct pw_thread *t, int delta)
+{
+    if (!pw_requests_ref_threshold_on)
+        return;
+    t->refs_pending += delta;
+    if (PW_UNLIKELY(t->refs_pending >= PW_PUBLISH_STEP || t->refs_pending <= -PW_PUBLISH_STEP))
+        pw_requests_refs_publish(t);
+}
+
 /* The first leak at a site: queued for a LEAK line (symbolising is too
  * heavy for the returning thread). */
 PW_HIDDEN void pw_requests_leak_note(uint32_t site, uint64_t pins, uint64_t bytes);

@@ -1,5 +1,6 @@
 #include "returns.h"
 #include "leak_table.h"
+#include "refs.h"
 #include "requests.h"
 
 #include <stdatomic.h>
@@ -74,6 +75,10 @@ pw_invocation_returned(struct pw_thread *t, struct pw_frame *f)
 void
 pw_thread_ending(struct pw_thread *t)
 {
+    /* A thread's local references die with it. */
+    pw_refs_thread_detached(t);
+    if (pw_requests_ref_threshold_on)
+        pw_requests_refs_publish(t);
     if (pw_requests_threshold_on)
         pw_requests_publish(t);
 }

@@ -17,6 +17,8 @@ JNIEXPORT jlong JNICALL Java_pinwatch_bench_Natives_byteElements(JNIEnv *env, jc
 JNIEXPORT jlong JNICALL Java_pinwatch_bench_Natives_critical(JNIEnv *env, jclass cls, jbyteArray arr, jint k);
 JNIEXPORT jlong JNICALL Java_pinwatch_bench_Natives_stringUtf(JNIEnv *env, jclass cls, jstring str, jint k);
 JNIEXPORT jint JNICALL Java_pinwatch_bench_Natives_nop(JNIEnv *env, jclass cls, jint x);
+JNIEXPORT jlong JNICALL Java_pinwatch_bench_Natives_globalRefs(JNIEnv *env, jclass cls, jobject o, jint k);
+JNIEXPORT jlong JNICALL Java_pinwatch_bench_Natives_localRefs(JNIEnv *env, jclass cls, jobject o, jint k);
 JNIEXPORT jint JNICALL Java_pinwatch_bench_Natives_leakLong(JNIEnv *env, jclass cls, jlongArray arr, jint n);
 JNIEXPORT jlong JNICALL Java_pinwatch_bench_Natives_holdLong(JNIEnv *env, jclass cls, jlongArray arr, jint n);
 JNIEXPORT jlong JNICALL Java_pinwatch_bench_Natives_rss(JNIEnv *env, jclass cls);
@@ -146,4 +148,30 @@ Java_pinwatch_bench_Natives_holdLong(JNIEnv *env, jclass cls, jlongArray arr, ji
     if (got < n || before < 0 || during < 0)
         return -1;
     return (jlong)(during - before);
+}
+
+/* Reference pairs: the make and the delete back to back, as a cache miss
+ * path or a helper that wraps every object it is handed does. */
+JNIEXPORT jlong JNICALL
+Java_pinwatch_bench_Natives_globalRefs(JNIEnv *env, jclass cls, jobject o, jint k)
+{
+    jlong made = 0;
+    for (jint i = 0; i < k; i++) {
+        jobject g = (*env)->NewGlobalRef(env, o);
+        made += g != NULL;
+        (*env)->DeleteGlobalRef(env, g);
+    }
+    return made;
+}
+
+JNIEXPORT jlong JNICALL
+Java_pinwatch_bench_Natives_localRefs(JNIEnv *env, jclass cls, jobject o, jint k)
+{
+    jlong made = 0;
+    for (jint i = 0; i < k; i++) {
+        jobject l = (*env)->NewLocalRef(env, o);
+        made += l != NULL;
+        (*env)->DeleteLocalRef(env, l);
+    }
+    return made;
 }

@@ -4,14 +4,16 @@
     python3 tests/bench/run_bench.py --build build [--quick] [--jdk jdk17]
     meson compile -C build bench        (or bench-quick)
 
-Measured, on every JDK given, for four configurations -- bare (no agent),
+Measured, on every JDK given, for five configurations -- bare (no agent),
 defaults (-agentpath:libpinwatch.so), stack16 (…=stack=16; skipped when the
-agent does not know the option) and checkjni (-Xcheck:jni, no agent):
+agent does not know the option), checkjni (-Xcheck:jni, no agent) and
+refsoff (…=refs=off: the reference wrappers not installed):
 
   * ns per Get+Release pair, 1 and 2 threads, for GetLongArrayElements on a
     long[4], GetPrimitiveArrayCritical on a 64 KiB byte[],
     GetByteArrayElements on a 64 KiB byte[] and GetStringUTFChars of a
-    32-character string (k pairs in one C loop per native call, so the
+    32-character string, and the reference pairs NewGlobalRef+DeleteGlobalRef
+    and NewLocalRef+DeleteLocalRef (k pairs in one C loop per native call, so the
     Java->native transition is amortised; 2 threads: both run the loop at
     once on arrays of their own, the figure is per pair per thread);
   * ns per call of a native method that pins nothing (the entry thunk's cost);
@@ -60,11 +62,13 @@ JVM_TIMEOUT = 300  # seconds for one JVM: a hang ends the run, not the machine's
 DEFAULT_JDKS = [('jdk17', '/usr/lib/jvm/java-17-openjdk-amd64'),
                 ('jdk25', '/usr/lib/jvm/temurin-25-jdk-amd64')]
 
-CONFIGS = ['bare', 'defaults', 'stack16', 'checkjni']
+CONFIGS = ['bare', 'defaults', 'stack16', 'checkjni', 'refsoff']
 PAIRS = [('long4', 'GetLongArrayElements long[4]'),
          ('critical64k', 'GetPrimitiveArrayCritical 64 KiB'),
          ('bytes64k', 'GetByteArrayElements 64 KiB'),
-         ('utf32', 'GetStringUTFChars 32 chars')]
+         ('utf32', 'GetStringUTFChars 32 chars'),
+         ('globalref', 'NewGlobalRef+DeleteGlobalRef'),
+         ('localref', 'NewLocalRef+DeleteLocalRef')]
 LEAK_PINS = 1_000_000
 EMULATED = ('EMULATED: aarch64 under qemu-user, a smoke test of the benchmark; its figures and target '
             'verdicts are not meaningful')
@@ -82,6 +86,10 @@ TARGETS = [
     ('stack=16 long[4] 1 thread', 'stack16', ('pair', 'long4', 1), 'ratio', 2.0),
     ('native call that pins nothing', 'defaults', ('nop', 1), 'added_ns', 5.0),
     ('lz4 64 KiB blocks', 'defaults', ('lz4', 1), 'ratio', 1.03),
+    ('global ref pair 1 thread', 'defaults', ('pair', 'globalref', 1), 'ratio', 1.5),
+    ('local ref pair 1 thread', 'defaults', ('pair', 'localref', 1), 'ratio', 1.5),
+    ('refs=off global ref pair', 'refsoff', ('pair', 'globalref', 1), 'ratio', 1.05),
+    ('refs=off local ref pair', 'refsoff', ('pair', 'localref', 1), 'ratio', 1.05),
 ]
 
 
@@ -136,8 +144,8 @@ class Bench:
 
     def argv(self, jdk, config, mode_args, report, jvm_args=()):
         argv = jdk.argv(*jvm_args)
-        if config in ('defaults', 'stack16'):
-            extra = 'stack=16,' if config == 'stack16' else ''
+        if config in ('defaults', 'stack16', 'refsoff'):
+            extra = {'stack16': 'stack=16,', 'refsoff': 'refs=off,'}.get(config, '')
             argv.append('-agentpath:%s=%sfile=%s,format=json' % (self.opts.agent, extra, report))
         elif config == 'checkjni':
             argv.append('-Xcheck:jni')
@@ -213,6 +221,17 @@ def check_agent_saw(report, what):
     if report['totals']['live'] != 0:
         raise JvmError('%s: the agent reports %d live pins after balanced pairs'
                        % (what, report['totals']['live']))
+    refs = report.get('references')
+    if what.endswith('refsoff'):
+        if refs is not None:
+            raise JvmError('%s: refs=off, yet the report has a references section' % what)
+    elif refs is not None:
+        made = {r['method']: r for r in refs['rows'] if r['method'].startswith('pinwatch.bench.Natives')}
+        for method in ('pinwatch.bench.Natives.globalRefs', 'pinwatch.bench.Natives.localRefs'):
+            row = made.get(method)
+            if row is None or row['created'] == 0 or row['live'] != 0:
+                raise JvmError('%s: the agent did not count %s as balanced reference pairs: %s'
+                               % (what, method, row))
     return acquired
 
 
@@ -232,7 +251,7 @@ def main_phase(bench, rounds, trial_ms, trials):
             for config in order:
                 try:
                     out, _, report = bench.run(jdk, config, ['main', trial_ms, trials, 1], 'r%d' % r)
-                    if config in ('defaults', 'stack16'):
+                    if config in ('defaults', 'stack16', 'refsoff'):
                         check_agent_saw(last_report(report, 'exit'), '%s %s' % (jdk.name, config))
                 except JvmError as e:
                     log('ERROR round %d: %s' % (r + 1, e))

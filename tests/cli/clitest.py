@@ -15,6 +15,7 @@ Standard library only.
 
 import argparse
 import html.parser
+import html
 import json
 import os
 import re
@@ -424,6 +425,28 @@ def case_diff(ctx):
         f.write(json.dumps(report) + '\n')
     status, out, err = ctx.pw('diff', a, with_finding)
     expect(status == 0 and err == '', 'diff of a report with a finding: status %d\n%s%s', status, out, err)
+
+    # The references sections, when the reports have them: live references
+    # per (method, function), 10 -> 30 over 2 s.
+    with open(a) as f:
+        first, second = (json.loads(line) for line in f.read().splitlines()[:2])
+    for report, live in ((first, 10), (second, 30)):
+        report['references'] = {'totals': {'live': live}, 'rows': [
+            {'kind': 'global', 'method': 'com.example.Cache.put', 'signature': '(Ljava/lang/Object;)V',
+             'function': 'NewGlobalRef', 'created': live + 5, 'deleted': 5, 'freed': 0, 'live': live,
+             'sites': []},
+            {'kind': 'local', 'method': 'com.example.Codec.decode', 'signature': '([I)V',
+             'function': 'NewStringUTF', 'created': 7, 'deleted': 0, 'freed': 0, 'live': 0, 'sites': []}]}
+    refs = ctx.path('refs.jsonl')
+    with open(refs, 'w') as f:
+        f.write(json.dumps(first) + '\n' + json.dumps(second) + '\n')
+    status, out, err = ctx.pw('diff', refs)
+    expect(status == 0 and out.startswith(head.replace(a, refs) + DIFF_A)
+           and re.search(r'^references:\n', out, re.M)
+           and re.search(r'^com\.example\.Cache\.put +NewGlobalRef +10 +30 +\+20 +\+10\.00$', out, re.M)
+           and 'NewStringUTF' not in out
+           and 'total: live references 10 -> 30 (+20), +10.00 per second' in out,
+           'diff with references: status %d\n%s%s', status, out, err)
 
 
 def case_fleet(ctx):
@@ -941,6 +964,15 @@ def case_report(ctx):
     # Self-contained: nothing fetched from anywhere.
     expect(not re.search(r'\b(src|href)\s*=|https?:|@import|url\(', source, re.I),
            'the page refers to something outside itself')
+    # The references section: one row per reference row live in the last
+    # report (the JDK's own natives keep a few global references).
+    live_refs = [r for r in dumps[-1]['references']['rows'] if r['live'] > 0]
+    expect('<section id="references">' in source and
+           source.count('<tr class="pw-ref">') == len(live_refs) and
+           all(('<td class="method">%s</td>' % html.escape(r['method'], quote=True)) in source
+               for r in live_refs),
+           'the page should list the %d live reference rows of the last report, found %d',
+           len(live_refs), source.count('<tr class="pw-ref">'))
 
     if not os.access(CHROMIUM, os.X_OK):
         raise Skip('%s not installed (Debian package chromium): the page was not rendered' % CHROMIUM)

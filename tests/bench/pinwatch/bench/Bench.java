@@ -38,7 +38,7 @@ public final class Bench {
         Body make();
     }
 
-    static final String[] PAIRS = {"long4", "critical64k", "bytes64k", "utf32"};
+    static final String[] PAIRS = {"long4", "critical64k", "bytes64k", "utf32", "globalref", "localref"};
 
     static BodyFactory pairFactory(String pair) {
         switch (pair) {
@@ -65,6 +65,16 @@ public final class Bench {
                         throw new AssertionError("string length " + s.length());
                     }
                     return n -> Natives.stringUtf(s, n);
+                };
+            case "globalref":
+                return () -> {
+                    Object o = new long[4];
+                    return n -> Natives.globalRefs(o, n);
+                };
+            case "localref":
+                return () -> {
+                    Object o = new long[4];
+                    return n -> Natives.localRefs(o, n);
                 };
             default:
                 throw new IllegalArgumentException(pair);

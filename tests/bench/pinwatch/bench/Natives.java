@@ -18,6 +18,10 @@ final class Natives {
 
     static native long stringUtf(String string, int pairs);
 
+    static native long globalRefs(Object o, int pairs);
+
+    static native long localRefs(Object o, int pairs);
+
     static native int nop(int x);
 
     static native int leakLong(long[] array, int pins);

@@ -1,0 +1,101 @@
+/* What JNI reference functions do to pinwatch's books (refs=on).
+ *
+ * Global and weak global references outlive the call that made them: they
+ * are live until deleted, wherever that happens, and sit in the shared
+ * ref_table by handle.  Local references made inside a native method die
+ * when it returns: they are counted per invocation (in the frame's spare
+ * word, keyed by its serial) and their peak kept per site, never stored one
+ * by one.  Local references of a natively attached thread outside any
+ * native method live until PopLocalFrame or DetachCurrentThread (or the
+ * thread's end): they are kept in the thread's own locals table. */
+#ifndef PW_REFS_H
+#define PW_REFS_H
+
+#include "thread_state.h"
+
+#include <stdatomic.h>
+
+/* local_limit=: locals one invocation may hold before it is a finding. */
+PW_HIDDEN extern uint32_t pw_refs_local_limit;
+
+/* A global (fn PW_FN_REF_GLOBAL) or weak (PW_FN_REF_WEAK) reference was
+ * made (ref never NULL) by a call from ret. */
+PW_HIDDEN void pw_refs_global_made(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject ref, void *ret);
+
+enum pw_ref_delete {
+    PW_REF_DELETE_PASS,      /* pass the delete on as made */
+    PW_REF_DELETE_DROP,      /* a double delete: passing it on would corrupt the JVM */
+    PW_REF_DELETE_AS_GLOBAL, /* a global reference deleted as a weak one: delete it as what it is */
+    PW_REF_DELETE_AS_WEAK,   /* a weak reference deleted as a global one */
+};
+
+/* Called before the JVM's delete runs (ref not NULL), so the handle cannot
+ * have been handed out again in between.  fn: what the delete was for. */
+PW_HIDDEN enum pw_ref_delete pw_refs_global_deleting(struct pw_thread *t, uint32_t fn, jobject ref, void *ret,
+                                                     uint32_t slot);
+
+/* A local reference (not NULL) made by the JNI function in slot. */
+PW_HIDDEN void pw_refs_local_made(JNIEnv *env, struct pw_thread *t, uint32_t slot, jobject ref, void *ret);
+
+/* The same, inlined into the wrappers for the common case: inside a
+ * native method, at a call site this thread's site cache knows, at no new
+ * peak for the site and within local_limit.  Anything else goes to pw_refs_local_made.  The cache probe
+ * repeats pw_track_site's; if the two ever differ this only misses. */
+static inline void
+pw_refs_local_made_fast(JNIEnv *env, struct pw_thread *t, uint32_t slot, jobject ref, void *ret)
+{
+    struct pw_frame *f = pw_thread_top(t);
+    uint32_t fn = PW_FN_REF_LOCAL + slot;
+    if (PW_LIKELY(f != NULL && t->sample_countdown > 1)) {
+        const struct pw_method *m = f->method;
+        uintptr_t h = ((uintptr_t)ret ^ ((uintptr_t)m >> 4) ^ fn) * 0x9E3779B97F4A7C15ull;
+        const struct pw_site_cache_entry *e = &t->site_cache[h >> (64 - 6)];
+        if (PW_LIKELY(e->ret == ret && e->method == m && e->fn == fn && e->site != 0)) {
+            uint32_t word = (uint32_t)(f->reserved >> 32) == f->serial ? (uint32_t)f->reserved : 0;
+            uint32_t count = (word & 0x7fffffffu) + 1;
+            if (PW_LIKELY(count <= pw_refs_local_limit &&
+                          count <= atomic_load_explicit(&pw_site_get(e->site)->ref_peak, memory_order_relaxed))) {
+                t->sample_countdown--;
+                pw_count_add(&pw_counts_of(&t->counts, e->site)->acquired, 1);
+                f->reserved = (uint64_t)f->serial << 32 | ((word & 0x80000000u) | count);
+                return;
+            }
+        }
+    }
+    pw_refs_local_made(env, t, slot, ref, ret);
+}
+
+/* DeleteLocalRef inside a native method, inlined: the invocation's count
+ * only.  False when pw_refs_local_deleting must decide. */
+static inline bool
+pw_refs_local_deleted_fast(struct pw_thread *t)
+{
+    struct pw_frame *f = pw_thread_top(t);
+    if (PW_UNLIKELY(f == NULL))
+        return false;
+    uint32_t word = (uint32_t)(f->reserved >> 32) == f->serial ? (uint32_t)f->reserved : 0;
+    if ((word & 0x7fffffffu) > 0)
+        f->reserved = (uint64_t)f->serial << 32 | (word - 1);
+    return true;
+}
+
+/* DeleteLocalRef(ref), ref not NULL, before the JVM's; false for a double
+ * delete, which is not passed on (-Xcheck:jni aborts the JVM on it). */
+PW_HIDDEN bool pw_refs_local_deleting(struct pw_thread *t, jobject ref, void *ret);
+
+/* A PushLocalFrame that succeeded; a PopLocalFrame about to run. */
+PW_HIDDEN void pw_refs_frame_pushed(struct pw_thread *t);
+PW_HIDDEN void pw_refs_frame_popping(struct pw_thread *t);
+
+/* DetachCurrentThread about to run, or the thread ending: its locals die. */
+PW_HIDDEN void pw_refs_thread_detached(struct pw_thread *t);
+
+struct pw_refs_counts {
+    uint64_t unknown_global_deletes, unknown_weak_deletes, unknown_local_deletes;
+    uint64_t double_deletes;
+    uint64_t lost; /* references not tracked for lack of memory */
+};
+
+PW_HIDDEN void pw_refs_counts_read(struct pw_refs_counts *out);
+
+#endif
