@@ -196,6 +196,17 @@ released_slow(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *
     release_as(env, t, use, obj, p, mode);
 }
 
+/* Any release but the common one (pw_track_release_own). */
+static __attribute__((noinline)) void
+released_other(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *p, jint mode, void *call)
+{
+    struct pw_release r = pw_track_release(t, fn, p, mode, call);
+    if (PW_LIKELY(r.action == PW_RELEASE_PASS && (!r.found || r.ref == obj || !r.same_call)))
+        release_as(env, t, fn, obj, p, mode);
+    else
+        released_slow(env, t, fn, obj, p, mode, call, &r);
+}
+
 static inline void
 released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
 {
@@ -204,11 +215,10 @@ released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
         release_as(env, NULL, fn, obj, p, mode);
         return;
     }
-    struct pw_release r = pw_track_release(t, fn, p, mode, call);
-    if (PW_LIKELY(r.action == PW_RELEASE_PASS && (!r.found || r.ref == obj || !r.same_call)))
+    if (PW_LIKELY(pw_track_release_own(t, fn, p, mode, obj, call)))
         release_as(env, t, fn, obj, p, mode);
     else
-        released_slow(env, t, fn, obj, p, mode, call, &r);
+        released_other(env, t, fn, obj, p, mode, call);
 }
 
 #define ELEMENTS_HOOKS(Type, jtype, FN)                                                                \

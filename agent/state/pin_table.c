@@ -143,8 +143,8 @@ take_remote(struct pw_pin_slot *s, uintptr_t key, struct pw_pin_info *out)
     return true;
 }
 
-const struct pw_pin_slot *
-pw_pin_table_take(struct pw_pin_table *tab, uintptr_t key)
+struct pw_pin_slot *
+pw_pin_table_slot(struct pw_pin_table *tab, uintptr_t key)
 {
     uint32_t i = slot_of(tab, key);
     for (;;) {
@@ -152,14 +152,19 @@ pw_pin_table_take(struct pw_pin_table *tab, uintptr_t key)
         uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
         if (k == PW_KEY_EMPTY)
             return NULL;
-        if (k == key) {
-            /* Only the owner reuses a TOMB slot, so the fields stay as
-             * they are for the caller to read. */
-            atomic_store_explicit(&s->key, PW_KEY_TOMB, memory_order_release);
+        if (k == key)
             return s;
-        }
         i = (i + 1) & tab->mask;
     }
+}
+
+const struct pw_pin_slot *
+pw_pin_table_take(struct pw_pin_table *tab, uintptr_t key)
+{
+    struct pw_pin_slot *s = pw_pin_table_slot(tab, key);
+    if (s != NULL)
+        pw_pin_table_take_slot(s);
+    return s;
 }
 
 bool

@@ -55,6 +55,18 @@ PW_HIDDEN bool pw_pin_table_insert(struct pw_pin_table *tab, uintptr_t key, cons
  * info stays readable until the owner's next insert; NULL when absent. */
 PW_HIDDEN const struct pw_pin_slot *pw_pin_table_take(struct pw_pin_table *tab, uintptr_t key);
 
+/* Owner only: the slot of one live pin with this key, left in place (NULL
+ * when absent); pw_pin_table_take_slot then removes it.  Lets a caller
+ * look at the pin before deciding to take it. */
+PW_HIDDEN struct pw_pin_slot *pw_pin_table_slot(struct pw_pin_table *tab, uintptr_t key);
+
+static inline void
+pw_pin_table_take_slot(struct pw_pin_slot *s)
+{
+    /* Only the owner reuses a TOMB slot: the fields stay readable. */
+    atomic_store_explicit(&s->key, PW_KEY_TOMB, memory_order_release);
+}
+
 /* Owner only: the info of one live pin with this key, not removed. */
 PW_HIDDEN bool pw_pin_table_find(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info *out);
 

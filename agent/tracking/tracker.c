@@ -257,6 +257,24 @@ found(struct pw_release *r, const struct pw_pin_info *info)
     r->ref = info->ref;
 }
 
+bool
+pw_track_release_own(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, jobject obj, void *call)
+{
+    uintptr_t key = (uintptr_t)ptr;
+    if (PW_UNLIKELY(!PW_KEY_IS_PIN(key) || mode == JNI_COMMIT))
+        return false;
+    struct pw_pin_slot *slot = pw_pin_table_slot(&t->pins, key);
+    struct pw_frame *top = pw_thread_top(t);
+    if (PW_UNLIKELY(slot == NULL || top == NULL || slot->info.serial != top->serial || slot->info.fn != fn ||
+                    slot->info.ref != obj))
+        return false;
+    pw_pin_table_take_slot(slot);
+    counted_release(t, key, &slot->info, call);
+    if (top->live > 0)
+        top->live--;
+    return true;
+}
+
 struct pw_release
 pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, void *call)
 {

@@ -51,6 +51,14 @@ struct pw_release {
 PW_HIDDEN struct pw_release pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode,
                                              void *call);
 
+/* The common release, done in full: ptr is a pin in this thread's own
+ * table, taken by the running invocation from obj through family fn, and
+ * mode is not JNI_COMMIT.  Returns false, having changed nothing, for any
+ * other release, which then goes through pw_track_release; true means the
+ * release is counted and goes to the JVM as made. */
+PW_HIDDEN bool pw_track_release_own(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, jobject obj,
+                                    void *call);
+
 /* Set at start when -Xcheck:jni is on: the checker would abort on a
  * reference the application has deleted, so identity checks that use the
  * Get's reference are skipped. */
