@@ -80,35 +80,54 @@ first_sight(JNIEnv *env, struct pw_thread *t, uint32_t id, void *ret, bool bound
     }
 }
 
-uint32_t
-pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
+/* Every PW_SAMPLE_PERIOD Gets: the site's stack again, if it is due. */
+static __attribute__((noinline, cold)) void
+sample(struct pw_thread *t, uint32_t id, void *ret, bool bounded)
 {
-    struct pw_frame *f = pw_thread_top(t);
-    const struct pw_method *m = f != NULL ? f->method : method_without_frame(env, t, ret);
-    uintptr_t h = ((uintptr_t)ret ^ ((uintptr_t)m >> 4) ^ fn) * 0x9E3779B97F4A7C15ull;
-    struct pw_site_cache_entry *e = &t->site_cache[h >> (64 - 6)];
-    /* Native frames can be walked safely up to the method's entry (a
-     * thunked method) or to the thread's start (a native thread). */
-    bool bounded = f != NULL || m == &pw_method_native_thread;
-    if (PW_LIKELY(e->ret == ret && e->method == m && e->fn == fn && e->site != 0)) {
-        if (PW_UNLIKELY(--t->sample_countdown == 0)) {
-            t->sample_countdown = PW_SAMPLE_PERIOD;
-            struct pw_site *site = pw_site_get(e->site);
-            uint32_t now = (uint32_t)pw_clock_ms(), last = atomic_load_explicit(&site->sampled_ms, memory_order_relaxed);
-            if (pw_tracker_stack_depth > 0 && now - last >= PW_SAMPLE_MS &&
-                atomic_compare_exchange_strong(&site->sampled_ms, &last, now))
-                take_stack(site, ret, bounded);
-        }
-        return e->site;
-    }
+    t->sample_countdown = PW_SAMPLE_PERIOD;
+    struct pw_site *site = pw_site_get(id);
+    uint32_t now = (uint32_t)pw_clock_ms(), last = atomic_load_explicit(&site->sampled_ms, memory_order_relaxed);
+    if (pw_tracker_stack_depth > 0 && now - last >= PW_SAMPLE_MS &&
+        atomic_compare_exchange_strong(&site->sampled_ms, &last, now))
+        take_stack(site, ret, bounded);
+}
+
+/* A Get whose site this thread's cache does not hold. */
+static __attribute__((noinline)) uint32_t
+site_missed(JNIEnv *env, struct pw_thread *t, struct pw_site_cache_entry *e, const struct pw_method *m, uint32_t fn,
+            void *ret, bool bounded)
+{
     uint32_t site = pw_site_intern(m, fn, ret);
     *e = (struct pw_site_cache_entry){.ret = ret, .method = m, .fn = fn, .site = site};
     first_sight(env, t, site, ret, bounded);
     return site;
 }
 
-void
-pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size, jobject ref)
+static inline __attribute__((always_inline)) uint32_t
+site_of(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
+{
+    struct pw_frame *f = pw_thread_top(t);
+    const struct pw_method *m = PW_LIKELY(f != NULL) ? f->method : method_without_frame(env, t, ret);
+    uintptr_t h = ((uintptr_t)ret ^ ((uintptr_t)m >> 4) ^ fn) * 0x9E3779B97F4A7C15ull;
+    struct pw_site_cache_entry *e = &t->site_cache[h >> (64 - 6)];
+    /* Native frames can be walked safely up to the method's entry (a
+     * thunked method) or to the thread's start (a native thread). */
+    bool bounded = f != NULL || m == &pw_method_native_thread;
+    if (PW_UNLIKELY(e->ret != ret || e->method != m || e->fn != fn || e->site == 0))
+        return site_missed(env, t, e, m, fn, ret, bounded);
+    if (PW_UNLIKELY(--t->sample_countdown == 0))
+        sample(t, e->site, ret, bounded);
+    return e->site;
+}
+
+uint32_t
+pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
+{
+    return site_of(env, t, fn, ret);
+}
+
+static inline __attribute__((always_inline)) void
+acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size, jobject ref)
 {
     if (PW_UNLIKELY(!PW_KEY_IS_PIN((uintptr_t)ptr)))
         return; /* no JVM hands out such an address; the tables could not hold it */
@@ -133,6 +152,18 @@ pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *pt
         f->live++;
     if (!suppressed)
         pw_requests_count(t, 1);
+}
+
+void
+pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size, jobject ref)
+{
+    acquire(t, site, fn, ptr, size, ref);
+}
+
+void
+pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const void *ptr, uint64_t size, jobject ref)
+{
+    acquire(t, site_of(env, t, fn, ret), fn, ptr, size, ref);
 }
 
 /* The invocation that took a pin no longer holds it. */

@@ -29,6 +29,10 @@ PW_HIDDEN uint32_t pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, 
 PW_HIDDEN void pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size,
                                 jobject ref);
 
+/* Both at once, for a Get whose size does not depend on its site. */
+PW_HIDDEN void pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const void *ptr, uint64_t size,
+                            jobject ref);
+
 enum pw_release_action {
     PW_RELEASE_PASS,     /* give it to the JVM as the application made it */
     PW_RELEASE_REDIRECT, /* wrong family: release through the pin's own */
