@@ -8,8 +8,7 @@
 static inline uint32_t
 slot_of(const struct pw_pin_table *tab, uintptr_t key)
 {
-    /* Pin addresses are 8- or 16-byte aligned: Fibonacci hashing spreads them. */
-    return (uint32_t)(((uint64_t)key * 0x9E3779B97F4A7C15ull) >> tab->shift);
+    return pw_pin_table_slot_of(tab, key);
 }
 
 void
@@ -95,27 +94,12 @@ rehash(struct pw_pin_table *tab)
 }
 
 bool
-pw_pin_table_insert(struct pw_pin_table *tab, uintptr_t key, const struct pw_pin_info *info)
+pw_pin_table_make_room(struct pw_pin_table *tab)
 {
-    if (PW_UNLIKELY((tab->used + 1) * 4 > (tab->mask + 1) * 3)) {
-        pw_pin_table_lock(tab);
-        bool ok = rehash(tab);
-        pw_pin_table_unlock(tab);
-        if (!ok)
-            return false;
-    }
-    uint32_t i = slot_of(tab, key);
-    for (;;) {
-        struct pw_pin_slot *s = &tab->slots[i];
-        uintptr_t k = atomic_load_explicit(&s->key, memory_order_relaxed);
-        if (k == PW_KEY_EMPTY || k == PW_KEY_TOMB) {
-            tab->used += k == PW_KEY_EMPTY;
-            s->info = *info;
-            atomic_store_explicit(&s->key, key, memory_order_release);
-            return true;
-        }
-        i = (i + 1) & tab->mask;
-    }
+    pw_pin_table_lock(tab);
+    bool ok = rehash(tab);
+    pw_pin_table_unlock(tab);
+    return ok;
 }
 
 /* Removal protocol.  The owner removes with a plain load and store: a
