@@ -212,7 +212,7 @@ released_other(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void 
         released_slow(env, t, fn, obj, p, mode, call, &r);
 }
 
-static inline void
+static inline __attribute__((always_inline)) void
 released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
 {
     struct pw_thread *t = pw_thread_self();

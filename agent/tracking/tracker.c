@@ -160,7 +160,7 @@ pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *pt
     acquire(t, site, fn, ptr, size, ref);
 }
 
-void
+__attribute__((always_inline)) inline void
 pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const void *ptr, uint64_t size, jobject ref)
 {
     acquire(t, site_of(env, t, fn, ret), fn, ptr, size, ref);
@@ -288,7 +288,7 @@ found(struct pw_release *r, const struct pw_pin_info *info)
     r->ref = info->ref;
 }
 
-bool
+__attribute__((always_inline)) inline bool
 pw_track_release_own(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, jobject obj, void *call)
 {
     uintptr_t key = (uintptr_t)ptr;
