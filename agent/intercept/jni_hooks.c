@@ -201,10 +201,12 @@ released_slow(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *
     release_as(env, t, use, obj, p, mode);
 }
 
-/* Any release but the common one (pw_track_release_own). */
+/* Any release but the common one (pw_track_release_own).  Six arguments
+ * (the thread's state is looked up again) so that the hooks jump here. */
 static __attribute__((noinline)) void
-released_other(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *p, jint mode, void *call)
+released_other(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
 {
+    struct pw_thread *t = pw_tls_self;
     struct pw_release r = pw_track_release(t, fn, p, mode, call);
     if (PW_LIKELY(r.action == PW_RELEASE_PASS && (!r.found || r.ref == obj || !r.same_call)))
         release_as(env, t, fn, obj, p, mode);
@@ -223,7 +225,7 @@ released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
     if (PW_LIKELY(pw_track_release_own(t, fn, p, mode, obj, call)))
         release_as(env, t, fn, obj, p, mode);
     else
-        released_other(env, t, fn, obj, p, mode, call);
+        released_other(env, fn, obj, p, mode, call);
 }
 
 #define ELEMENTS_HOOKS(Type, jtype, FN)                                                                \

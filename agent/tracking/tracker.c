@@ -173,19 +173,24 @@ is_critical(uint32_t fn)
     return fn == PW_FN_ARRAY_CRITICAL || fn == PW_FN_STRING_CRITICAL;
 }
 
-static inline void
-counted_release(struct pw_thread *t, uintptr_t key, const struct pw_pin_info *info, void *call)
+/* fn is the pin's function (info->fn): a caller that knows it already
+ * lets the compiler drop the critical branch.  The fields are read first:
+ * the counters' stores would make the compiler read them again. */
+static inline __attribute__((always_inline)) void
+counted_release(struct pw_thread *t, uintptr_t key, const struct pw_pin_info *info, uint32_t fn, void *call)
 {
-    pw_count_add(&pw_counts_of(&t->counts, info->site)->released, 1);
-    if (!info->suppressed)
+    uint32_t site = info->site, t_ms = info->t_ms;
+    bool suppressed = info->suppressed;
+    pw_count_add(&pw_counts_of(&t->counts, site)->released, 1);
+    if (!suppressed)
         pw_requests_count(t, -1);
     struct pw_recent_release *r = &t->recent[t->recent_next++ % PW_RECENT_RELEASES];
     r->ptr = key;
-    r->site = info->site;
-    if (PW_UNLIKELY(is_critical(info->fn))) {
-        uint32_t held = (uint32_t)pw_clock_ms() - info->t_ms;
+    r->site = site;
+    if (PW_UNLIKELY(is_critical(fn))) {
+        uint32_t held = (uint32_t)pw_clock_ms() - t_ms;
         if (PW_UNLIKELY(held > 0 && held < UINT32_MAX / 2))
-            pw_finding_critical_held(info->site, call, held);
+            pw_finding_critical_held(site, call, held);
     }
 }
 
@@ -300,7 +305,7 @@ pw_track_release_own(struct pw_thread *t, uint32_t fn, const void *ptr, jint mod
                     slot->info.ref != obj))
         return false;
     pw_pin_table_take_slot(slot);
-    counted_release(t, key, &slot->info, call);
+    counted_release(t, key, &slot->info, fn, call);
     if (top->live > 0)
         top->live--;
     return true;
@@ -329,7 +334,7 @@ pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, v
         found(&r, &slot->info);
         struct pw_frame *top = pw_thread_top(t);
         r.same_call = top != NULL && slot->info.serial == top->serial;
-        counted_release(t, key, &slot->info, call);
+        counted_release(t, key, &slot->info, slot->info.fn, call);
         if (r.same_call) {
             if (top->live > 0)
                 top->live--;
@@ -338,7 +343,7 @@ pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, v
         }
     } else if (remove_elsewhere(t, key, &info)) {
         found(&r, &info);
-        counted_release(t, key, &info, call);
+        counted_release(t, key, &info, info.fn, call);
     } else {
         uint32_t site = 0;
         /* Dropping a critical release wrongly would leave the GC locked
