@@ -92,18 +92,30 @@ sample(struct pw_thread *t, uint32_t id, void *ret, bool bounded)
         take_stack(site, ret, bounded);
 }
 
-/* A Get whose site this thread's cache does not hold. */
-static __attribute__((noinline)) uint32_t
+/* A Get whose site this thread's cache does not hold.  The entry keeps
+ * what the record needs of the site: its suppression and this thread's
+ * counters for it (NULL while they could not be allocated, so that every
+ * count meanwhile goes on to pw_counts_of and is tallied as lost). */
+static __attribute__((noinline)) const struct pw_site_cache_entry *
 site_missed(JNIEnv *env, struct pw_thread *t, struct pw_site_cache_entry *e, const struct pw_method *m, uint32_t fn,
             void *ret, bool bounded)
 {
     uint32_t site = pw_site_intern(m, fn, ret);
-    *e = (struct pw_site_cache_entry){.ret = ret, .method = m, .fn = fn, .site = site};
+    pw_counts_of(&t->counts, site);
+    struct pw_counts *chunk = t->counts.chunks[site / PW_COUNT_CHUNK];
+    *e = (struct pw_site_cache_entry){
+        .ret = ret,
+        .method = m,
+        .fn = fn,
+        .site = site,
+        .counts = chunk != NULL ? &chunk[site % PW_COUNT_CHUNK] : NULL,
+        .suppressed = pw_site_get(site)->suppressed,
+    };
     first_sight(env, t, site, ret, bounded);
-    return site;
+    return e;
 }
 
-static inline __attribute__((always_inline)) uint32_t
+static inline __attribute__((always_inline)) const struct pw_site_cache_entry *
 site_of(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
 {
     struct pw_frame *f = pw_thread_top(t);
@@ -117,22 +129,23 @@ site_of(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
         return site_missed(env, t, e, m, fn, ret, bounded);
     if (PW_UNLIKELY(--t->sample_countdown == 0))
         sample(t, e->site, ret, bounded);
-    return e->site;
+    return e;
 }
 
 uint32_t
 pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
 {
-    return site_of(env, t, fn, ret);
+    return site_of(env, t, fn, ret)->site;
 }
 
+/* counts: this thread's counters for the site, or NULL to look them up. */
 static inline __attribute__((always_inline)) void
-acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size, jobject ref)
+acquire(struct pw_thread *t, uint32_t site, struct pw_counts *counts, bool suppressed, uint32_t fn, const void *ptr,
+        uint64_t size, jobject ref)
 {
     if (PW_UNLIKELY(!PW_KEY_IS_PIN((uintptr_t)ptr)))
         return; /* no JVM hands out such an address; the tables could not hold it */
     struct pw_frame *f = pw_thread_top(t);
-    bool suppressed = pw_site_get(site)->suppressed;
     struct pw_pin_info info = {
         .size = size,
         .site = site,
@@ -142,8 +155,9 @@ acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64
         .fn = (uint8_t)fn,
         .suppressed = suppressed,
     };
-    struct pw_counts *c = pw_counts_of(&t->counts, site);
-    pw_count_add(&c->acquired, 1);
+    if (PW_UNLIKELY(counts == NULL))
+        counts = pw_counts_of(&t->counts, site);
+    pw_count_add(&counts->acquired, 1);
     if (PW_UNLIKELY(!pw_pin_table_insert(&t->pins, (uintptr_t)ptr, &info))) {
         pw_count_add(&t->counts.lost, 1);
         return;
@@ -157,13 +171,14 @@ acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64
 void
 pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size, jobject ref)
 {
-    acquire(t, site, fn, ptr, size, ref);
+    acquire(t, site, NULL, pw_site_get(site)->suppressed, fn, ptr, size, ref);
 }
 
 __attribute__((always_inline)) inline void
 pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const void *ptr, uint64_t size, jobject ref)
 {
-    acquire(t, site_of(env, t, fn, ret), fn, ptr, size, ref);
+    const struct pw_site_cache_entry *e = site_of(env, t, fn, ret);
+    acquire(t, e->site, e->counts, e->suppressed, fn, ptr, size, ref);
 }
 
 /* The invocation that took a pin no longer holds it. */
