@@ -81,7 +81,9 @@ first_sight(JNIEnv *env, struct pw_thread *t, uint32_t id, void *ret, bool bound
 }
 
 /* Every PW_SAMPLE_PERIOD Gets: the site's stack again, if it is due. */
-static __attribute__((noinline, cold)) void
+/* Not marked cold: GCC would then move the countdown itself, which every
+ * Get runs, out of the hooks' hot path. */
+static __attribute__((noinline)) void
 sample(struct pw_thread *t, uint32_t id, void *ret, bool bounded)
 {
     t->sample_countdown = PW_SAMPLE_PERIOD;
@@ -125,11 +127,12 @@ site_of(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
     /* Native frames can be walked safely up to the method's entry (a
      * thunked method) or to the thread's start (a native thread). */
     bool bounded = f != NULL || m == &pw_method_native_thread;
-    if (PW_UNLIKELY(e->ret != ret || e->method != m || e->fn != fn || e->site == 0))
-        return site_missed(env, t, e, m, fn, ret, bounded);
-    if (PW_UNLIKELY(--t->sample_countdown == 0))
-        sample(t, e->site, ret, bounded);
-    return e;
+    if (PW_LIKELY(e->ret == ret && e->method == m && e->fn == fn && e->site != 0)) {
+        if (PW_UNLIKELY(--t->sample_countdown == 0))
+            sample(t, e->site, ret, bounded);
+        return e;
+    }
+    return site_missed(env, t, e, m, fn, ret, bounded);
 }
 
 uint32_t
