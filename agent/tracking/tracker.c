@@ -118,9 +118,8 @@ site_missed(JNIEnv *env, struct pw_thread *t, struct pw_site_cache_entry *e, con
 }
 
 static inline __attribute__((always_inline)) const struct pw_site_cache_entry *
-site_of(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
+site_of(JNIEnv *env, struct pw_thread *t, struct pw_frame *f, uint32_t fn, void *ret)
 {
-    struct pw_frame *f = pw_thread_top(t);
     const struct pw_method *m = PW_LIKELY(f != NULL) ? f->method : method_without_frame(env, t, ret);
     uintptr_t h = ((uintptr_t)ret ^ ((uintptr_t)m >> 4) ^ fn) * 0x9E3779B97F4A7C15ull;
     struct pw_site_cache_entry *e = &t->site_cache[h >> (64 - 6)];
@@ -138,17 +137,16 @@ site_of(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
 uint32_t
 pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
 {
-    return site_of(env, t, fn, ret)->site;
+    return site_of(env, t, pw_thread_top(t), fn, ret)->site;
 }
 
 /* counts: this thread's counters for the site, or NULL to look them up. */
 static inline __attribute__((always_inline)) void
-acquire(struct pw_thread *t, uint32_t site, struct pw_counts *counts, bool suppressed, uint32_t fn, const void *ptr,
-        uint64_t size, jobject ref)
+acquire(struct pw_thread *t, struct pw_frame *f, uint32_t site, struct pw_counts *counts, bool suppressed, uint32_t fn,
+        const void *ptr, uint64_t size, jobject ref)
 {
     if (PW_UNLIKELY(!PW_KEY_IS_PIN((uintptr_t)ptr)))
         return; /* no JVM hands out such an address; the tables could not hold it */
-    struct pw_frame *f = pw_thread_top(t);
     struct pw_pin_info info = {
         .size = size,
         .site = site,
@@ -174,14 +172,17 @@ acquire(struct pw_thread *t, uint32_t site, struct pw_counts *counts, bool suppr
 void
 pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size, jobject ref)
 {
-    acquire(t, site, NULL, pw_site_get(site)->suppressed, fn, ptr, size, ref);
+    acquire(t, pw_thread_top(t), site, NULL, pw_site_get(site)->suppressed, fn, ptr, size, ref);
 }
 
 __attribute__((always_inline)) inline void
 pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const void *ptr, uint64_t size, jobject ref)
 {
-    const struct pw_site_cache_entry *e = site_of(env, t, fn, ret);
-    acquire(t, e->site, e->counts, e->suppressed, fn, ptr, size, ref);
+    /* The top frame is found once: the stores in between would make the
+     * compiler look for it again. */
+    struct pw_frame *f = pw_thread_top(t);
+    const struct pw_site_cache_entry *e = site_of(env, t, f, fn, ret);
+    acquire(t, f, e->site, e->counts, e->suppressed, fn, ptr, size, ref);
 }
 
 /* The invocation that took a pin no longer holds it. */
