@@ -165,7 +165,7 @@ acquire(struct pw_thread *t, struct pw_frame *f, uint32_t site, struct pw_counts
     }
     if (f != NULL)
         f->live++;
-    if (!suppressed)
+    if (PW_LIKELY(!suppressed))
         pw_requests_count(t, 1);
 }
 
@@ -201,7 +201,7 @@ counted_release(struct pw_thread *t, uintptr_t key, const struct pw_pin_info *in
     uint32_t site = info->site, t_ms = info->t_ms;
     bool suppressed = info->suppressed;
     pw_count_add(&pw_counts_of(&t->counts, site)->released, 1);
-    if (!suppressed)
+    if (PW_LIKELY(!suppressed))
         pw_requests_count(t, -1);
     struct pw_recent_release *r = &t->recent[t->recent_next++ % PW_RECENT_RELEASES];
     r->ptr = key;
