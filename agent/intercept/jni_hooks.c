@@ -25,15 +25,9 @@
  * inside it may be deleted and its slot reused for another array. */
 #define STACK_HANDLE_SPAN (8u << 20)
 
-static uint64_t
-array_bytes(JNIEnv *env, struct pw_thread *t, jarray array, unsigned elem_size)
+static __attribute__((noinline)) uint64_t
+array_bytes_asked(JNIEnv *env, struct pw_thread *t, jarray array, unsigned elem_size, uint32_t serial)
 {
-    if (t->critical != 0 || array == NULL)
-        return 0;
-    struct pw_frame *f = pw_thread_top(t);
-    uint32_t serial = f != NULL ? f->serial : 0;
-    if (serial != 0 && t->length_cache.serial == serial && t->length_cache.array == array)
-        return (uint64_t)t->length_cache.length * elem_size;
     jsize len = pw_jni.GetArrayLength(env, array);
     if (len < 0)
         len = 0;
@@ -44,6 +38,18 @@ array_bytes(JNIEnv *env, struct pw_thread *t, jarray array, unsigned elem_size)
         t->length_cache.length = len;
     }
     return (uint64_t)len * elem_size;
+}
+
+static inline uint64_t
+array_bytes(JNIEnv *env, struct pw_thread *t, jarray array, unsigned elem_size)
+{
+    if (t->critical != 0 || array == NULL)
+        return 0;
+    struct pw_frame *f = pw_thread_top(t);
+    uint32_t serial = f != NULL ? f->serial : 0;
+    if (PW_LIKELY(serial != 0 && t->length_cache.serial == serial && t->length_cache.array == array))
+        return (uint64_t)t->length_cache.length * elem_size;
+    return array_bytes_asked(env, t, array, elem_size, serial);
 }
 
 /* A Get of the elements or string families made inside a critical region
@@ -64,15 +70,14 @@ static const unsigned elements_size[] = {
     [PW_FN_FLOAT_ELEMENTS] = sizeof(jfloat),     [PW_FN_DOUBLE_ELEMENTS] = sizeof(jdouble),
 };
 
-static void
+static inline __attribute__((always_inline)) void
 acquired_elements(JNIEnv *env, enum pw_function fn, uint32_t slot, void *ret, const void *p, jarray array)
 {
     struct pw_thread *t = pw_thread_self();
     if (PW_UNLIKELY(t == NULL))
         return;
     check_not_in_critical(t, slot, ret);
-    uint32_t site = pw_track_site(env, t, fn, ret);
-    pw_track_acquire(t, site, fn, p, array_bytes(env, t, array, elements_size[fn]), array);
+    pw_track_get(env, t, fn, ret, p, array_bytes(env, t, array, elements_size[fn]), array);
 }
 
 /* The JVM's release for a family.  A pin released through the wrong family
@@ -200,7 +205,20 @@ released_slow(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *
     release_as(env, t, use, obj, p, mode);
 }
 
-static inline void
+/* Any release but the common one (pw_track_release_own).  Six arguments
+ * (the thread's state is looked up again) so that the hooks jump here. */
+static __attribute__((noinline)) void
+released_other(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
+{
+    struct pw_thread *t = pw_tls_self;
+    struct pw_release r = pw_track_release(t, fn, p, mode, call);
+    if (PW_LIKELY(r.action == PW_RELEASE_PASS && (!r.found || r.ref == obj || !r.same_call)))
+        release_as(env, t, fn, obj, p, mode);
+    else
+        released_slow(env, t, fn, obj, p, mode, call, &r);
+}
+
+static inline __attribute__((always_inline)) void
 released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
 {
     struct pw_thread *t = pw_thread_self();
@@ -208,11 +226,10 @@ released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
         release_as(env, NULL, fn, obj, p, mode);
         return;
     }
-    struct pw_release r = pw_track_release(t, fn, p, mode, call);
-    if (PW_LIKELY(r.action == PW_RELEASE_PASS && (!r.found || r.ref == obj || !r.same_call)))
+    if (PW_LIKELY(pw_track_release_own(t, fn, p, mode, obj, call)))
         release_as(env, t, fn, obj, p, mode);
     else
-        released_slow(env, t, fn, obj, p, mode, call, &r);
+        released_other(env, fn, obj, p, mode, call);
 }
 
 #define ELEMENTS_HOOKS(Type, jtype, FN)                                                                \

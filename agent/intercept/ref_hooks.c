@@ -23,6 +23,7 @@
  * These slots lose jni_guard's thunk, so each wrapper checks for an open
  * critical region itself.  The JVM is called only through pw_jni. */
 #include "ref_hooks.h"
+#include "cpu.h"
 #include "findings.h"
 #include "jni_table.h"
 #include "refs.h"
@@ -63,7 +64,7 @@ local_made(JNIEnv *env, uint32_t slot, jobject r, void *ret)
 static jobject JNICALL
 hook_NewGlobalRef(JNIEnv *env, jobject obj)
 {
-    void *ret = __builtin_return_address(0);
+    void *ret = PW_RETURN_ADDRESS();
     jobject r = pw_jni.NewGlobalRef(env, obj);
     struct pw_thread *t = entered(SLOT(NewGlobalRef), ret);
     if (r != NULL && PW_LIKELY(t != NULL))
@@ -74,7 +75,7 @@ hook_NewGlobalRef(JNIEnv *env, jobject obj)
 static jweak JNICALL
 hook_NewWeakGlobalRef(JNIEnv *env, jobject obj)
 {
-    void *ret = __builtin_return_address(0);
+    void *ret = PW_RETURN_ADDRESS();
     jweak r = pw_jni.NewWeakGlobalRef(env, obj);
     struct pw_thread *t = entered(SLOT(NewWeakGlobalRef), ret);
     if (r != NULL && PW_LIKELY(t != NULL))
@@ -99,13 +100,13 @@ global_deleted(JNIEnv *env, uint32_t fn, jobject ref, void *ret, uint32_t slot)
 static void JNICALL
 hook_DeleteGlobalRef(JNIEnv *env, jobject ref)
 {
-    global_deleted(env, PW_FN_REF_GLOBAL, ref, __builtin_return_address(0), SLOT(DeleteGlobalRef));
+    global_deleted(env, PW_FN_REF_GLOBAL, ref, PW_RETURN_ADDRESS(), SLOT(DeleteGlobalRef));
 }
 
 static void JNICALL
 hook_DeleteWeakGlobalRef(JNIEnv *env, jweak ref)
 {
-    global_deleted(env, PW_FN_REF_WEAK, ref, __builtin_return_address(0), SLOT(DeleteWeakGlobalRef));
+    global_deleted(env, PW_FN_REF_WEAK, ref, PW_RETURN_ADDRESS(), SLOT(DeleteWeakGlobalRef));
 }
 
 /* --- local reference lifetimes --------------------------------------- */
@@ -113,7 +114,7 @@ hook_DeleteWeakGlobalRef(JNIEnv *env, jweak ref)
 static void JNICALL
 hook_DeleteLocalRef(JNIEnv *env, jobject ref)
 {
-    void *ret = __builtin_return_address(0);
+    void *ret = PW_RETURN_ADDRESS();
     struct pw_thread *t = entered(SLOT(DeleteLocalRef), ret);
     if (ref != NULL && PW_LIKELY(t != NULL) && !pw_refs_local_deleted_fast(t) &&
         !pw_refs_local_deleting(t, ref, ret))
@@ -124,7 +125,7 @@ hook_DeleteLocalRef(JNIEnv *env, jobject ref)
 static jint JNICALL
 hook_PushLocalFrame(JNIEnv *env, jint capacity)
 {
-    void *ret = __builtin_return_address(0);
+    void *ret = PW_RETURN_ADDRESS();
     jint rc = pw_jni.PushLocalFrame(env, capacity);
     struct pw_thread *t = entered(SLOT(PushLocalFrame), ret);
     if (rc == JNI_OK && PW_LIKELY(t != NULL))
@@ -135,7 +136,7 @@ hook_PushLocalFrame(JNIEnv *env, jint capacity)
 static jobject JNICALL
 hook_PopLocalFrame(JNIEnv *env, jobject result)
 {
-    void *ret = __builtin_return_address(0);
+    void *ret = PW_RETURN_ADDRESS();
     struct pw_thread *t = entered(SLOT(PopLocalFrame), ret);
     /* Before the JVM frees the frame's handles: one of them may come back
      * at once as the result's. */
@@ -149,7 +150,7 @@ hook_PopLocalFrame(JNIEnv *env, jobject result)
 
 /* --- functions that return a new local reference --------------------- */
 
-#define RET __builtin_return_address(0)
+#define RET PW_RETURN_ADDRESS()
 
 static jclass JNICALL
 hook_DefineClass(JNIEnv *env, const char *name, jobject loader, const jbyte *buf, jsize len)

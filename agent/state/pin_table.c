@@ -9,8 +9,7 @@
 static inline uint32_t
 slot_of(const struct pw_pin_table *tab, uintptr_t key)
 {
-    /* Pin addresses are 8- or 16-byte aligned: Fibonacci hashing spreads them. */
-    return (uint32_t)(((uint64_t)key * PW_HASH_GOLDEN) >> tab->shift);
+    return pw_pin_table_slot_of(tab, key);
 }
 
 void
@@ -96,34 +95,12 @@ rehash(struct pw_pin_table *tab)
 }
 
 bool
-pw_pin_table_insert(struct pw_pin_table *tab, uintptr_t key, const struct pw_pin_info *info)
+pw_pin_table_make_room(struct pw_pin_table *tab)
 {
-    if (PW_UNLIKELY((tab->used + 1) * 4 > (tab->mask + 1) * 3)) {
-        pw_pin_table_lock(tab);
-        bool ok = rehash(tab);
-        pw_pin_table_unlock(tab);
-        if (!ok)
-            return false;
-    }
-    uint32_t i = slot_of(tab, key);
-    for (;;) {
-        struct pw_pin_slot *s = &tab->slots[i];
-        uintptr_t k = atomic_load_explicit(&s->key, memory_order_relaxed);
-        if (k == PW_KEY_EMPTY || k == PW_KEY_TOMB) {
-            tab->used += k == PW_KEY_EMPTY;
-            /* A visitor that read the slot's old key must see it gone
-             * before it can see any of the new fields (pw_pin_table_visit
-             * checks the key again after copying them).  x86 keeps stores
-             * in order by itself; aarch64 needs the barrier, and only when
-             * a tombstone is reused. */
-            if (k == PW_KEY_TOMB)
-                atomic_thread_fence(memory_order_release);
-            s->info = *info;
-            atomic_store_explicit(&s->key, key, memory_order_release);
-            return true;
-        }
-        i = (i + 1) & tab->mask;
-    }
+    pw_pin_table_lock(tab);
+    bool ok = rehash(tab);
+    pw_pin_table_unlock(tab);
+    return ok;
 }
 
 /* Removal protocol.  The owner removes with a plain load and store: a
@@ -151,8 +128,8 @@ take_remote(struct pw_pin_slot *s, uintptr_t key, struct pw_pin_info *out)
     return true;
 }
 
-const struct pw_pin_slot *
-pw_pin_table_take(struct pw_pin_table *tab, uintptr_t key)
+struct pw_pin_slot *
+pw_pin_table_slot(struct pw_pin_table *tab, uintptr_t key)
 {
     uint32_t i = slot_of(tab, key);
     for (;;) {
@@ -160,14 +137,19 @@ pw_pin_table_take(struct pw_pin_table *tab, uintptr_t key)
         uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
         if (k == PW_KEY_EMPTY)
             return NULL;
-        if (k == key) {
-            /* Only the owner reuses a TOMB slot, so the fields stay as
-             * they are for the caller to read. */
-            atomic_store_explicit(&s->key, PW_KEY_TOMB, memory_order_release);
+        if (k == key)
             return s;
-        }
         i = (i + 1) & tab->mask;
     }
+}
+
+const struct pw_pin_slot *
+pw_pin_table_take(struct pw_pin_table *tab, uintptr_t key)
+{
+    struct pw_pin_slot *s = pw_pin_table_slot(tab, key);
+    if (s != NULL)
+        pw_pin_table_take_slot(s);
+    return s;
 }
 
 bool

@@ -52,12 +52,60 @@ struct pw_pin_table {
 PW_HIDDEN bool pw_pin_table_init(struct pw_pin_table *tab);
 PW_HIDDEN void pw_pin_table_free(struct pw_pin_table *tab);
 
-/* Owner only.  Returns false when memory ran out. */
-PW_HIDDEN bool pw_pin_table_insert(struct pw_pin_table *tab, uintptr_t key, const struct pw_pin_info *info);
+static inline uint32_t
+pw_pin_table_slot_of(const struct pw_pin_table *tab, uintptr_t key)
+{
+    /* Pin addresses are 8- or 16-byte aligned: Fibonacci hashing spreads them. */
+    return (uint32_t)(((uint64_t)key * PW_HASH_GOLDEN) >> tab->shift);
+}
+
+/* Owner only: rebuilds the table without tombstones, larger if need be,
+ * before an insert would fill it past 3/4.  False when memory ran out. */
+PW_HIDDEN bool pw_pin_table_make_room(struct pw_pin_table *tab);
+
+/* Owner only.  Returns false when memory ran out.  Inline: it is half of
+ * every Get's bookkeeping. */
+static inline bool
+pw_pin_table_insert(struct pw_pin_table *tab, uintptr_t key, const struct pw_pin_info *info)
+{
+    if (PW_UNLIKELY((tab->used + 1) * 4 > (tab->mask + 1) * 3) && !pw_pin_table_make_room(tab))
+        return false;
+    uint32_t i = pw_pin_table_slot_of(tab, key);
+    for (;;) {
+        struct pw_pin_slot *s = &tab->slots[i];
+        uintptr_t k = atomic_load_explicit(&s->key, memory_order_relaxed);
+        if (k == PW_KEY_EMPTY || k == PW_KEY_TOMB) {
+            tab->used += k == PW_KEY_EMPTY;
+            /* A visitor that read the slot's old key must see it gone
+             * before it can see any of the new fields (pw_pin_table_visit
+             * checks the key again after copying them).  x86 keeps stores
+             * in order by itself; aarch64 needs the barrier, and only when
+             * a tombstone is reused. */
+            if (k == PW_KEY_TOMB)
+                atomic_thread_fence(memory_order_release);
+            s->info = *info;
+            atomic_store_explicit(&s->key, key, memory_order_release);
+            return true;
+        }
+        i = (i + 1) & tab->mask;
+    }
+}
 
 /* Owner only: removes one pin with this key and returns its slot, whose
  * info stays readable until the owner's next insert; NULL when absent. */
 PW_HIDDEN const struct pw_pin_slot *pw_pin_table_take(struct pw_pin_table *tab, uintptr_t key);
+
+/* Owner only: the slot of one live pin with this key, left in place (NULL
+ * when absent); pw_pin_table_take_slot then removes it.  Lets a caller
+ * look at the pin before deciding to take it. */
+PW_HIDDEN struct pw_pin_slot *pw_pin_table_slot(struct pw_pin_table *tab, uintptr_t key);
+
+static inline void
+pw_pin_table_take_slot(struct pw_pin_slot *s)
+{
+    /* Only the owner reuses a TOMB slot: the fields stay readable. */
+    atomic_store_explicit(&s->key, PW_KEY_TOMB, memory_order_release);
+}
 
 /* Owner only: the info of one live pin with this key, not removed. */
 PW_HIDDEN bool pw_pin_table_find(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info *out);

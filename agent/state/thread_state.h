@@ -57,6 +57,8 @@ struct pw_site_cache_entry {
     const struct pw_method *method;
     uint32_t fn;
     uint32_t site;
+    struct pw_counts *counts; /* this thread's counters for the site, or NULL */
+    bool suppressed;          /* the site's, which never changes */
 };
 
 struct pw_thread {

@@ -123,16 +123,54 @@ first_sight(JNIEnv *env, struct pw_thread *t, uint32_t id, void *ret, bool bound
     }
 }
 
-uint32_t
-pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
+/* Every PW_SAMPLE_PERIOD Gets: the site's stack again, if it is due. */
+/* Not marked cold: GCC would then move the countdown itself, which every
+ * Get runs, out of the hooks' hot path. */
+static __attribute__((noinline)) void
+sample(struct pw_thread *t, uint32_t id, void *ret, bool bounded)
 {
-    struct pw_frame *f = pw_thread_top(t);
+    t->sample_countdown = PW_SAMPLE_PERIOD;
+    struct pw_site *site = pw_site_get(id);
+    uint32_t now = (uint32_t)pw_clock_ms(), last = atomic_load_explicit(&site->sampled_ms, memory_order_relaxed);
+    if (pw_tracker_stack_depth > 0 && now - last >= PW_SAMPLE_MS &&
+        atomic_compare_exchange_strong(&site->sampled_ms, &last, now))
+        take_stack(site, ret, bounded);
+}
+
+/* A Get whose site this thread's cache does not hold.  The entry keeps
+ * what the record needs of the site: its suppression and this thread's
+ * counters for it (NULL while they could not be allocated, so that every
+ * count meanwhile goes on to pw_counts_of and is tallied as lost). */
+static __attribute__((noinline)) const struct pw_site_cache_entry *
+site_missed(JNIEnv *env, struct pw_thread *t, struct pw_site_cache_entry *e, const struct pw_method *m, uint32_t fn,
+            void *ret, bool bounded)
+{
+    uint32_t site = pw_site_intern(m, fn, ret);
+    pw_counts_of(&t->counts, site);
+    struct pw_counts *chunk = t->counts.chunks[site / PW_COUNT_CHUNK];
+    *e = (struct pw_site_cache_entry){
+        .ret = ret,
+        .method = m,
+        .fn = fn,
+        .site = site,
+        .counts = chunk != NULL ? &chunk[site % PW_COUNT_CHUNK] : NULL,
+        .suppressed = pw_site_get(site)->suppressed,
+    };
+    first_sight(env, t, site, ret, bounded);
+    return e;
+}
+
+static inline __attribute__((always_inline)) const struct pw_site_cache_entry *
+site_of(JNIEnv *env, struct pw_thread *t, struct pw_frame **fp, uint32_t fn, void *ret)
+{
+    struct pw_frame *f = *fp;
     const struct pw_method *m;
     if (PW_LIKELY(f != NULL) && PW_LIKELY(!not_innermost(t, f))) {
         m = f->method;
     } else {
+        /* After a late attach this may push a frame for the invocation. */
         m = method_without_frame(env, t, ret);
-        f = pw_thread_top(t);
+        f = *fp = pw_thread_top(t);
     }
     uintptr_t h = ((uintptr_t)ret ^ ((uintptr_t)m >> 4) ^ fn) * PW_HASH_GOLDEN;
     struct pw_site_cache_entry *e = &t->site_cache[PW_HASH_TOP(h, PW_SITE_CACHE_BITS)];
@@ -140,29 +178,27 @@ pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
      * thunked method) or to the thread's start (a native thread). */
     bool bounded = f != NULL || m == &pw_method_native_thread;
     if (PW_LIKELY(e->ret == ret && e->method == m && e->fn == fn && e->site != 0)) {
-        if (PW_UNLIKELY(--t->sample_countdown == 0)) {
-            t->sample_countdown = PW_SAMPLE_PERIOD;
-            struct pw_site *site = pw_site_get(e->site);
-            uint32_t now = (uint32_t)pw_clock_ms(), last = atomic_load_explicit(&site->sampled_ms, memory_order_relaxed);
-            if (pw_tracker_stack_depth > 0 && now - last >= PW_SAMPLE_MS &&
-                atomic_compare_exchange_strong(&site->sampled_ms, &last, now))
-                take_stack(site, ret, bounded);
-        }
-        return e->site;
+        if (PW_UNLIKELY(--t->sample_countdown == 0))
+            sample(t, e->site, ret, bounded);
+        return e;
     }
-    uint32_t site = pw_site_intern(m, fn, ret);
-    *e = (struct pw_site_cache_entry){.ret = ret, .method = m, .fn = fn, .site = site};
-    first_sight(env, t, site, ret, bounded);
-    return site;
+    return site_missed(env, t, e, m, fn, ret, bounded);
 }
 
-void
-pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size, jobject ref)
+uint32_t
+pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
+{
+    struct pw_frame *f = pw_thread_top(t);
+    return site_of(env, t, &f, fn, ret)->site;
+}
+
+/* counts: this thread's counters for the site, or NULL to look them up. */
+static inline __attribute__((always_inline)) void
+acquire(struct pw_thread *t, struct pw_frame *f, uint32_t site, struct pw_counts *counts, bool suppressed, uint32_t fn,
+        const void *ptr, uint64_t size, jobject ref)
 {
     if (PW_UNLIKELY(!PW_KEY_IS_PIN((uintptr_t)ptr)))
         return; /* no JVM hands out such an address; the tables could not hold it */
-    struct pw_frame *f = pw_thread_top(t);
-    bool suppressed = pw_site_get(site)->suppressed;
     struct pw_pin_info info = {
         .size = size,
         .site = site,
@@ -172,16 +208,33 @@ pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *pt
         .fn = (uint8_t)fn,
         .suppressed = suppressed,
     };
-    struct pw_counts *c = pw_counts_of(&t->counts, site);
-    pw_count_add(&c->acquired, 1);
+    if (PW_UNLIKELY(counts == NULL))
+        counts = pw_counts_of(&t->counts, site);
+    pw_count_add(&counts->acquired, 1);
     if (PW_UNLIKELY(!pw_pin_table_insert(&t->pins, (uintptr_t)ptr, &info))) {
         pw_count_add(&t->counts.lost, 1);
         return;
     }
     if (f != NULL)
         f->live++;
-    if (!suppressed)
+    if (PW_LIKELY(!suppressed))
         pw_requests_count(t, 1);
+}
+
+void
+pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size, jobject ref)
+{
+    acquire(t, pw_thread_top(t), site, NULL, pw_site_get(site)->suppressed, fn, ptr, size, ref);
+}
+
+__attribute__((always_inline)) inline void
+pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const void *ptr, uint64_t size, jobject ref)
+{
+    /* The top frame is found once: the stores in between would make the
+     * compiler look for it again. */
+    struct pw_frame *f = pw_thread_top(t);
+    const struct pw_site_cache_entry *e = site_of(env, t, &f, fn, ret);
+    acquire(t, f, e->site, e->counts, e->suppressed, fn, ptr, size, ref);
 }
 
 /* The invocation that took a pin no longer holds it. */
@@ -191,19 +244,24 @@ is_critical(uint32_t fn)
     return fn == PW_FN_ARRAY_CRITICAL || fn == PW_FN_STRING_CRITICAL;
 }
 
-static inline void
-counted_release(struct pw_thread *t, uintptr_t key, const struct pw_pin_info *info, void *call)
+/* fn is the pin's function (info->fn): a caller that knows it already
+ * lets the compiler drop the critical branch.  The fields are read first:
+ * the counters' stores would make the compiler read them again. */
+static inline __attribute__((always_inline)) void
+counted_release(struct pw_thread *t, uintptr_t key, const struct pw_pin_info *info, uint32_t fn, void *call)
 {
-    pw_count_add(&pw_counts_of(&t->counts, info->site)->released, 1);
-    if (!info->suppressed)
+    uint32_t site = info->site, t_ms = info->t_ms;
+    bool suppressed = info->suppressed;
+    pw_count_add(&pw_counts_of(&t->counts, site)->released, 1);
+    if (PW_LIKELY(!suppressed))
         pw_requests_count(t, -1);
     struct pw_recent_release *r = &t->recent[t->recent_next++ % PW_RECENT_RELEASES];
     r->ptr = key;
-    r->site = info->site;
-    if (PW_UNLIKELY(is_critical(info->fn))) {
-        uint32_t held = (uint32_t)pw_clock_ms() - info->t_ms;
+    r->site = site;
+    if (PW_UNLIKELY(is_critical(fn))) {
+        uint32_t held = (uint32_t)pw_clock_ms() - t_ms;
         if (PW_UNLIKELY(held > 0 && held < UINT32_MAX / 2))
-            pw_finding_critical_held(info->site, call, held);
+            pw_finding_critical_held(site, call, held);
     }
 }
 
@@ -306,6 +364,24 @@ found(struct pw_release *r, const struct pw_pin_info *info)
     r->ref = info->ref;
 }
 
+__attribute__((always_inline)) inline bool
+pw_track_release_own(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, jobject obj, void *call)
+{
+    uintptr_t key = (uintptr_t)ptr;
+    if (PW_UNLIKELY(!PW_KEY_IS_PIN(key) || mode == JNI_COMMIT))
+        return false;
+    struct pw_pin_slot *slot = pw_pin_table_slot(&t->pins, key);
+    struct pw_frame *top = pw_thread_top(t);
+    if (PW_UNLIKELY(slot == NULL || top == NULL || slot->info.serial != top->serial || slot->info.fn != fn ||
+                    slot->info.ref != obj))
+        return false;
+    pw_pin_table_take_slot(slot);
+    counted_release(t, key, &slot->info, fn, call);
+    if (top->live > 0)
+        top->live--;
+    return true;
+}
+
 struct pw_release
 pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, void *call)
 {
@@ -329,7 +405,7 @@ pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, v
         found(&r, &slot->info);
         struct pw_frame *top = pw_thread_top(t);
         r.same_call = top != NULL && slot->info.serial == top->serial;
-        counted_release(t, key, &slot->info, call);
+        counted_release(t, key, &slot->info, slot->info.fn, call);
         if (r.same_call) {
             if (top->live > 0)
                 top->live--;
@@ -338,7 +414,7 @@ pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, v
         }
     } else if (remove_elsewhere(t, key, &info)) {
         found(&r, &info);
-        counted_release(t, key, &info, call);
+        counted_release(t, key, &info, info.fn, call);
     } else {
         uint32_t site = 0;
         /* Dropping a critical release wrongly would leave the GC locked

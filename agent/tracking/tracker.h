@@ -29,6 +29,10 @@ PW_HIDDEN uint32_t pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, 
 PW_HIDDEN void pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size,
                                 jobject ref);
 
+/* Both at once, for a Get whose size does not depend on its site. */
+PW_HIDDEN void pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const void *ptr, uint64_t size,
+                            jobject ref);
+
 enum pw_release_action {
     PW_RELEASE_PASS,     /* give it to the JVM as the application made it */
     PW_RELEASE_REDIRECT, /* wrong family: release through the pin's own */
@@ -50,6 +54,14 @@ struct pw_release {
  * out again in between.  Findings are recorded here. */
 PW_HIDDEN struct pw_release pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode,
                                              void *call);
+
+/* The common release, done in full: ptr is a pin in this thread's own
+ * table, taken by the running invocation from obj through family fn, and
+ * mode is not JNI_COMMIT.  Returns false, having changed nothing, for any
+ * other release, which then goes through pw_track_release; true means the
+ * release is counted and goes to the JVM as made. */
+PW_HIDDEN bool pw_track_release_own(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, jobject obj,
+                                    void *call);
 
 /* Set at start when -Xcheck:jni is on: the checker would abort on a
  * reference the application has deleted (src/hotspot/share/prims/

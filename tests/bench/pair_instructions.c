@@ -1,0 +1,143 @@
+/* A long[4] GetLongArrayElements/ReleaseLongArrayElements loop through
+ * pinwatch's hooks, without a JVM, for counting instructions per pair
+ * (count_instructions.py runs it under callgrind).  Unlike the benchmark's
+ * nanoseconds, an instruction count does not depend on what else the
+ * machine is running, so it can tell a change of a few percent apart.
+ *
+ * The "JVM" is a JNI table whose Get hands out one static buffer and whose
+ * Release does nothing, and a jvmtiEnv that only swaps tables; the thread
+ * is made to look as if it were inside one invocation of a native method
+ * whose array argument is a handle on the stack, as HotSpot's wrapper
+ * passes it.  So the loop takes the hooks' common path: the site cache
+ * hit, the remembered array length, the thread's own pin table.
+ *
+ *   pair_instructions N [bare]     N pairs; bare: the same loop without hooks */
+#include "jni_hooks.h"
+#include "methods.h"
+#include "requests.h"
+#include "thread_state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static jlong buffer[4];
+static struct JNINativeInterface_ jvm_functions;
+static struct JNINativeInterface_ hooked_functions;
+static struct pw_method method;
+
+static jlong *JNICALL
+get_elements(JNIEnv *env, jlongArray array, jboolean *is_copy)
+{
+    (void)env;
+    (void)array;
+    if (is_copy != NULL)
+        *is_copy = JNI_TRUE;
+    return buffer;
+}
+
+static void JNICALL
+release_elements(JNIEnv *env, jlongArray array, jlong *elems, jint mode)
+{
+    (void)env;
+    (void)array;
+    (void)elems;
+    (void)mode;
+}
+
+static jsize JNICALL
+array_length(JNIEnv *env, jarray array)
+{
+    (void)env;
+    (void)array;
+    return 4;
+}
+
+static jvmtiError JNICALL
+get_table(jvmtiEnv *jvmti, jniNativeInterface **table)
+{
+    (void)jvmti;
+    *table = malloc(sizeof(**table));
+    if (*table == NULL)
+        return JVMTI_ERROR_OUT_OF_MEMORY;
+    **table = jvm_functions;
+    return JVMTI_ERROR_NONE;
+}
+
+static jvmtiError JNICALL
+set_table(jvmtiEnv *jvmti, const jniNativeInterface *table)
+{
+    (void)jvmti;
+    hooked_functions = *table;
+    return JVMTI_ERROR_NONE;
+}
+
+static jvmtiError JNICALL
+deallocate(jvmtiEnv *jvmti, unsigned char *mem)
+{
+    (void)jvmti;
+    free(mem);
+    return JVMTI_ERROR_NONE;
+}
+
+static void
+thread_ending(struct pw_thread *t)
+{
+    (void)t;
+}
+
+/* The benchmark's loop (pwbench.c), kept out of line so that the pair's
+ * cost is the same whatever main does. */
+static __attribute__((noinline)) jlong
+pairs(JNIEnv *env, jlongArray array, long n)
+{
+    jlong sum = 0;
+    for (long i = 0; i < n; i++) {
+        jlong *p = (*env)->GetLongArrayElements(env, array, NULL);
+        if (p == NULL)
+            return -1;
+        sum += p[i & 3];
+        p[0] = (jlong)i;
+        (*env)->ReleaseLongArrayElements(env, array, p, 0);
+    }
+    return sum;
+}
+
+int
+main(int argc, char **argv)
+{
+    long n = argc > 1 ? atol(argv[1]) : 100000;
+    bool bare = argc > 2 && strcmp(argv[2], "bare") == 0;
+    jvm_functions.GetLongArrayElements = get_elements;
+    jvm_functions.ReleaseLongArrayElements = release_elements;
+    jvm_functions.GetArrayLength = array_length;
+    struct jvmtiInterface_1_ jvmti_functions;
+    memset(&jvmti_functions, 0, sizeof(jvmti_functions));
+    jvmti_functions.GetJNIFunctionTable = get_table;
+    jvmti_functions.SetJNIFunctionTable = set_table;
+    jvmti_functions.Deallocate = deallocate;
+    const struct jvmtiInterface_1_ *jvmti_table = &jvmti_functions;
+    jvmtiEnv *jvmti = (jvmtiEnv *)&jvmti_table;
+
+    JNIEnv table = &jvm_functions;
+    if (!bare) {
+        pw_requests_init(10000); /* the default threshold= */
+        struct pw_thread *t;
+        if (!pw_threads_init(thread_ending) || !pw_jni_hooks_install(jvmti) || (t = pw_thread_self()) == NULL) {
+            fprintf(stderr, "pair_instructions: the hooks could not be set up\n");
+            return 1;
+        }
+        table = &hooked_functions;
+        /* Inside one invocation, as native_entry.S would have it. */
+        t->serial = 1;
+        t->frames[0].method = &method;
+        t->frames[0].serial = 1;
+        t->frames[0].live = 0;
+        t->depth = 1;
+    }
+    JNIEnv *env = &table;
+    jobject handle = NULL;
+    jlong sum = pairs(env, (jlongArray)&handle, n);
+    printf("%lld\n", (long long)sum);
+    return 0;
+}
