@@ -6,8 +6,7 @@
 
 /* The line is formatted first and written with one write(2): lines from
  * several threads (and the JVM's own output) then never interleave. */
-static void __attribute__((format(printf, 2, 0)))
-log_line(const char *level, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 2, 0))) log_line(const char *level, const char *fmt, va_list ap)
 {
     char line[1024];
     int n = snprintf(line, sizeof(line), "[pinwatch] %s", level);

@@ -218,8 +218,7 @@ set_metrics_rows(struct pw_options *opts, const char *value, size_t len)
 }
 
 static const struct pw_option_spec specs[] = {
-    {"file", "PATH", "stderr",
-     "append every report to PATH (created 0600; %p is replaced by the pid)", set_file},
+    {"file", "PATH", "stderr", "append every report to PATH (created 0600; %p is replaced by the pid)", set_file},
     {"format", "text|json|collapsed|openmetrics", "text",
      "text: an aligned table for people; json: JSON Lines, one line per report; collapsed: live bytes per "
      "stack for flame graphs; openmetrics: Prometheus metrics, and file= is then replaced atomically at each "
@@ -234,10 +233,10 @@ static const struct pw_option_spec specs[] = {
      set_critical_ms},
     {"threshold", "N", "10000",
      "write a report when N live pins are reached, again at 2N, 4N, ...; 0 turns it off", set_threshold},
-    {"interval", "SECONDS", "0",
-     "write a report every SECONDS (decimals allowed, at least 0.01); 0 turns it off", set_interval},
-    {"exitcode", "N", "off",
-     "after the exit report, end the process with status N (1-255) if leaked pins remain", set_exitcode},
+    {"interval", "SECONDS", "0", "write a report every SECONDS (decimals allowed, at least 0.01); 0 turns it off",
+     set_interval},
+    {"exitcode", "N", "off", "after the exit report, end the process with status N (1-255) if leaked pins remain",
+     set_exitcode},
     {"refs", "on|off", "on",
      "track JNI global, weak global and local references per native method; off: their functions are not "
      "wrapped at all",
@@ -262,10 +261,9 @@ static const struct pw_option_spec specs[] = {
     {"metrics_rows", "N", "20",
      "rows named in metrics (1-10000), the largest by live bytes; the rest are summed into one 'other' row",
      set_metrics_rows},
-    {"dump", "", "",
-     "when loaded again into a JVM where pinwatch runs: write a report now (with file=, format=)", NULL},
-    {"help", "", "",
-     "print this list and stop the JVM", NULL},
+    {"dump", "", "", "when loaded again into a JVM where pinwatch runs: write a report now (with file=, format=)",
+     NULL},
+    {"help", "", "", "print this list and stop the JVM", NULL},
 };
 
 #define SPEC_COUNT (sizeof(specs) / sizeof(specs[0]))
@@ -372,8 +370,7 @@ parse_item(const char *item, size_t len, struct pw_options *opts, char *err, siz
         size_t vlen = len - keylen - 1;
         if (!spec->set(opts, value, vlen)) {
             quote(shown, sizeof(shown), value, vlen);
-            snprintf(err, errlen, "bad value '%s' for option '%s' (expected %s)", shown, spec->key,
-                     spec->values);
+            snprintf(err, errlen, "bad value '%s' for option '%s' (expected %s)", shown, spec->key, spec->values);
             return false;
         }
         opts->given |= UINT64_C(1) << i;
@@ -412,9 +409,10 @@ pw_options_parse(const char *text, struct pw_options *opts, char *err, size_t er
 void
 pw_options_print_help(FILE *out)
 {
-    fprintf(out, "pinwatch %s: counts JNI pins per Java native method and reports the leaks.\n"
-                 "Usage: -agentpath:/path/libpinwatch.so=key=value,key=value,...\n"
-                 "Options:\n",
+    fprintf(out,
+            "pinwatch %s: counts JNI pins per Java native method and reports the leaks.\n"
+            "Usage: -agentpath:/path/libpinwatch.so=key=value,key=value,...\n"
+            "Options:\n",
             PINWATCH_VERSION);
     for (size_t i = 0; i < SPEC_COUNT; i++) {
         const struct pw_option_spec *spec = &specs[i];

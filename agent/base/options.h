@@ -23,24 +23,24 @@ enum pw_format { PW_FORMAT_TEXT, PW_FORMAT_JSON, PW_FORMAT_COLLAPSED, PW_FORMAT_
 struct pw_options {
     char file[PW_PATH_MAX]; /* empty: stderr; "%p" expands to the pid */
     enum pw_format format;
-    uint64_t threshold;      /* live pins that trigger a report; 0: off */
-    uint64_t interval_ms;    /* period of reports; 0: off */
-    int exitcode;            /* exit status when leaks remain at exit; 0: off */
+    uint64_t threshold;         /* live pins that trigger a report; 0: off */
+    uint64_t interval_ms;       /* period of reports; 0: off */
+    int exitcode;               /* exit status when leaks remain at exit; 0: off */
     char suppress[PW_PATH_MAX]; /* suppression file; empty: none */
-    int stack;               /* native frames per site; 0: the call site only */
-    int javastack;           /* Java frames per site; 0: none */
-    uint64_t critical_ms;    /* critical regions held longer are findings */
+    int stack;                  /* native frames per site; 0: the call site only */
+    int javastack;              /* Java frames per site; 0: none */
+    uint64_t critical_ms;       /* critical regions held longer are findings */
     /* metrics=: where the HTTP endpoint listens; metrics_port 0: no endpoint. */
-    char metrics_host[64];   /* a numeric IPv4 or IPv6 address */
+    char metrics_host[64]; /* a numeric IPv4 or IPv6 address */
     uint16_t metrics_port;
-    uint64_t metrics_rows;   /* rows in a metrics exposition before the rest become "other" */
-    bool refs;               /* JNI references tracked (refs=on) */
-    uint64_t ref_threshold;  /* live references that trigger a report; 0: off */
-    uint64_t local_limit;    /* locals one invocation may hold before a finding */
-    int ref_exitcode;        /* exit status when reference problems remain at exit; 0: off */
+    uint64_t metrics_rows;  /* rows in a metrics exposition before the rest become "other" */
+    bool refs;              /* JNI references tracked (refs=on) */
+    uint64_t ref_threshold; /* live references that trigger a report; 0: off */
+    uint64_t local_limit;   /* locals one invocation may hold before a finding */
+    int ref_exitcode;       /* exit status when reference problems remain at exit; 0: off */
     bool help;
-    bool dump;               /* command: write a report now (second load only) */
-    uint64_t given;          /* bit i: the key of row i of the table appeared in the text */
+    bool dump;      /* command: write a report now (second load only) */
+    uint64_t given; /* bit i: the key of row i of the table appeared in the text */
 };
 
 /* One row of the option table: every key the agent takes, in the order help

@@ -101,18 +101,10 @@ pw_strbuf_json_string(struct pw_strbuf *b, const char *s)
         size_t n;
         if (*p < 0x80) {
             switch (*p) {
-            case '"':
-                pw_strbuf_add(b, "\\\"", 2);
-                break;
-            case '\\':
-                pw_strbuf_add(b, "\\\\", 2);
-                break;
-            case '\n':
-                pw_strbuf_add(b, "\\n", 2);
-                break;
-            case '\t':
-                pw_strbuf_add(b, "\\t", 2);
-                break;
+            case '"': pw_strbuf_add(b, "\\\"", 2); break;
+            case '\\': pw_strbuf_add(b, "\\\\", 2); break;
+            case '\n': pw_strbuf_add(b, "\\n", 2); break;
+            case '\t': pw_strbuf_add(b, "\\t", 2); break;
             default:
                 if (*p < 0x20 || *p == 0x7F)
                     pw_strbuf_printf(b, "\\u%04x", *p);

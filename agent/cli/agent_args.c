@@ -246,18 +246,20 @@ pw_agent_args_help_row(FILE *out, const char *key)
 void
 pw_agent_args_help(FILE *out)
 {
-    fputs("Agent options (the agent's own, from its table; -agentpath:...=help lists them\n"
-          "the agent's way, as key=value):\n",
-          out);
+    fputs(
+        "Agent options (the agent's own, from its table; -agentpath:...=help lists them\n"
+        "the agent's way, as key=value):\n",
+        out);
     size_t rows;
     const struct pw_option_spec *specs = pw_option_specs(&rows);
     for (size_t i = 0; i < rows && i < PW_AGENT_ROWS_MAX; i++)
         if (offered(&specs[i]))
             help_row(out, &specs[i]);
-    fputs("  --options TEXT      more agent options, as the agent takes them (a,b=c)\n"
-          "  --agent PATH        the agent library (default: the one installed with\n"
-          "                      pinwatch, or ../libpinwatch.so next to an uninstalled build)\n",
-          out);
+    fputs(
+        "  --options TEXT      more agent options, as the agent takes them (a,b=c)\n"
+        "  --agent PATH        the agent library (default: the one installed with\n"
+        "                      pinwatch, or ../libpinwatch.so next to an uninstalled build)\n",
+        out);
 }
 
 void

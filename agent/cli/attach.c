@@ -60,7 +60,8 @@ read_status(struct pw_target *t)
             /* Outermost first: the last one is the pid inside the JVM's
              * own namespace. */
             char *last = NULL, *save = NULL;
-            for (char *tok = strtok_r(line + 6, " \t\n", &save); tok != NULL; tok = strtok_r(NULL, " \t\n", &save))
+            for (char *tok = strtok_r(line + 6, " \t\n", &save); tok != NULL;
+                 tok = strtok_r(NULL, " \t\n", &save))
                 last = tok;
             if (last != NULL)
                 t->nspid = (pid_t)atol(last);
@@ -83,9 +84,10 @@ read_maps(struct pw_target *t)
     FILE *f = fopen(path, "re");
     if (f == NULL) {
         if (errno == EACCES || errno == EPERM)
-            pw_error("permission denied reading %s: process %ld belongs to uid %lu; run pinwatch as "
-                     "that user or as root",
-                     path, (long)t->pid, (unsigned long)t->uid);
+            pw_error(
+                "permission denied reading %s: process %ld belongs to uid %lu; run pinwatch as "
+                "that user or as root",
+                path, (long)t->pid, (unsigned long)t->uid);
         else
             pw_error("cannot read %s: %s", path, strerror(errno));
         return false;
@@ -147,9 +149,10 @@ pw_target_open(pid_t pid, struct pw_target *t)
     if (!read_status(t))
         return false;
     if (geteuid() != 0 && geteuid() != t->uid) {
-        pw_error("permission denied: process %ld belongs to uid %lu and you are uid %lu; run pinwatch as "
-                 "that user or as root",
-                 (long)pid, (unsigned long)t->uid, (unsigned long)geteuid());
+        pw_error(
+            "permission denied: process %ld belongs to uid %lu and you are uid %lu; run pinwatch as "
+            "that user or as root",
+            (long)pid, (unsigned long)t->uid, (unsigned long)geteuid());
         return false;
     }
     if (!read_maps(t))
@@ -311,9 +314,10 @@ start_listener(const struct pw_target *t, const char *sock, int wait_ms)
             pause += 10;
     }
     if (!ok)
-        pw_error("process %ld did not open its attach socket %s within %d ms: not a HotSpot JVM, started with "
-                 "-XX:+DisableAttachMechanism, or too busy",
-                 (long)t->pid, sock, wait_ms);
+        pw_error(
+            "process %ld did not open its attach socket %s within %d ms: not a HotSpot JVM, started with "
+            "-XX:+DisableAttachMechanism, or too busy",
+            (long)t->pid, sock, wait_ms);
 out:
     unlink(trigger);
     return ok;
@@ -436,9 +440,10 @@ pw_attach_load(const struct pw_target *t, const char *lib, const char *options, 
     close(fd);
     if (answer[0] == '\0') {
         /* HotSpot closes without a word on a peer whose uid/gid it refuses. */
-        pw_error("JVM %ld closed the attach connection without an answer (it accepts only uid %lu gid %lu or "
-                 "root)",
-                 (long)t->pid, (unsigned long)t->uid, (unsigned long)t->gid);
+        pw_error(
+            "JVM %ld closed the attach connection without an answer (it accepts only uid %lu gid %lu or "
+            "root)",
+            (long)t->pid, (unsigned long)t->uid, (unsigned long)t->gid);
         return false;
     }
     parse_answer(answer, r);

@@ -45,8 +45,8 @@ void pw_target_path(const struct pw_target *t, const char *path, char *out, size
 bool pw_target_stage_library(struct pw_target *t, const char *lib, char *out, size_t len);
 
 struct pw_load_result {
-    int status;      /* the attach listener's status: 0 when the library was loaded */
-    bool has_code;   /* the agent's Agent_OnAttach result is known */
+    int status;    /* the attach listener's status: 0 when the library was loaded */
+    bool has_code; /* the agent's Agent_OnAttach result is known */
     int code;
     char text[2048]; /* what the JVM answered after the status line */
 };

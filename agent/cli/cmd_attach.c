@@ -28,7 +28,8 @@ static const char usage_head[] =
 
 static const char usage_tail[] =
     "  --timeout SECONDS   wait at most this long for the JVM's attach listener\n"
-    "                      (default " PW_DEFAULT_TIMEOUT_TEXT ")\n"
+    "                      (default " PW_DEFAULT_TIMEOUT_TEXT
+    ")\n"
     "\n"
     "Return codes of the agent: 0 tracking, 1 bad options (the JVM's stderr has a\n"
     "[pinwatch] ERROR line), 2 the JVM refused JVMTI, 3 help printed.\n"

@@ -31,7 +31,8 @@ static const char usage_head[] =
 
 static const char usage_tail[] =
     "  --agent PATH        load this library instead of the one the JVM mapped\n"
-    "  --timeout SECONDS   wait at most this long for the attach listener (" PW_DEFAULT_TIMEOUT_TEXT ")\n"
+    "  --timeout SECONDS   wait at most this long for the attach listener (" PW_DEFAULT_TIMEOUT_TEXT
+    ")\n"
     "\n"
     "Exit status: 0 when a report was written, 1 when not (pinwatch not running in\n"
     "that JVM, JVM not reachable), 2 for a bad command line.\n";
@@ -65,9 +66,12 @@ int
 pw_cmd_dump(int argc, char **argv)
 {
     static const struct option longopts[] = {
-        {"file", required_argument, NULL, OPT_FILE},   {"format", required_argument, NULL, OPT_FORMAT},
-        {"agent", required_argument, NULL, OPT_AGENT}, {"timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"help", no_argument, NULL, 'h'},              {NULL, 0, NULL, 0},
+        {"file", required_argument, NULL, OPT_FILE},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"agent", required_argument, NULL, OPT_AGENT},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     const char *file = NULL, *format = "text", *agent = NULL;
     int timeout_ms = PW_DEFAULT_TIMEOUT_MS, c;
@@ -116,9 +120,10 @@ pw_cmd_dump(int argc, char **argv)
                  (long)pid, (long)pid);
         return PW_EXIT_FAIL;
     } else if (t.loaded_deleted) {
-        pw_error("the pinwatch library of JVM %ld (%s) was replaced or removed since it was loaded; a dump would "
-                 "load a second copy",
-                 (long)pid, t.loaded);
+        pw_error(
+            "the pinwatch library of JVM %ld (%s) was replaced or removed since it was loaded; a dump would "
+            "load a second copy",
+            (long)pid, t.loaded);
         return PW_EXIT_FAIL;
     } else {
         snprintf(lib, sizeof(lib), "%s", t.loaded);
@@ -126,8 +131,7 @@ pw_cmd_dump(int argc, char **argv)
 
     bool to_temp = file == NULL;
     char target_file[PATH_MAX + 256], our_file[PATH_MAX + 320] = "";
-    if (file != NULL &&
-        !pw_absolute("dump", "--file", file, t.root[0] == '\0', target_file, sizeof(target_file)))
+    if (file != NULL && !pw_absolute("dump", "--file", file, t.root[0] == '\0', target_file, sizeof(target_file)))
         return PW_EXIT_USAGE;
 
     int rc = PW_EXIT_FAIL;
@@ -169,11 +173,13 @@ pw_cmd_dump(int argc, char **argv)
     if (!r.has_code || r.code != 0) {
         pw_one_line(r.text);
         if (r.has_code && r.code == 1)
-            pw_error("JVM %ld: the agent refused the dump (return code 1): pinwatch is not running there, or %s is "
-                     "another copy of it; see the JVM's stderr",
-                     (long)pid, lib);
+            pw_error(
+                "JVM %ld: the agent refused the dump (return code 1): pinwatch is not running there, or %s is "
+                "another copy of it; see the JVM's stderr",
+                (long)pid, lib);
         else
-            pw_error("JVM %ld: the agent did not write a report: %s", (long)pid, r.has_code ? pw_code_meaning(r.code) : r.text);
+            pw_error("JVM %ld: the agent did not write a report: %s", (long)pid,
+                     r.has_code ? pw_code_meaning(r.code) : r.text);
         goto out;
     }
     if (!to_temp) {

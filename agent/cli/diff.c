@@ -10,8 +10,8 @@ struct change {
     const char *method, *function;
     uint64_t before, after, bytes_before, bytes_after;
     const struct pw_process *proc; /* per-JVM rows of a fleet diff */
-    uint64_t ms;                    /* that JVM's interval */
-    size_t jvms;                    /* summed rows: JVMs holding pins in either */
+    uint64_t ms;                   /* that JVM's interval */
+    size_t jvms;                   /* summed rows: JVMs holding pins in either */
 };
 
 static struct change *
@@ -110,8 +110,8 @@ diff_refs(FILE *out, const struct pw_dump *a, const struct pw_dump *b, uint64_t 
         if (c->before == 0 && c->after == 0)
             continue;
         char s1[32], s2[32];
-        fprintf(out, "%-*s  %-*s  %11" PRIu64 "  %10" PRIu64 "  %8s  %10s\n", (int)wm, c->method, (int)wf, c->function,
-                c->before, c->after, pw_signed(d, s1, sizeof(s1)), rate(d, ms, s2, sizeof(s2)));
+        fprintf(out, "%-*s  %-*s  %11" PRIu64 "  %10" PRIu64 "  %8s  %10s\n", (int)wm, c->method, (int)wf,
+                c->function, c->before, c->after, pw_signed(d, s1, sizeof(s1)), rate(d, ms, s2, sizeof(s2)));
         shown++;
     }
     if (shown == 0)
@@ -162,8 +162,8 @@ pw_diff(FILE *out, const struct pw_dump *a, const struct pw_dump *b)
         if (strlen(list[i].function) > wf)
             wf = strlen(list[i].function);
     }
-    fprintf(out, "%-*s  %-*s  %11s  %10s  %8s  %12s  %10s\n", (int)wm, "METHOD", (int)wf, "FUNCTION", "LIVE BEFORE",
-            "AFTER", "DELTA", "BYTES DELTA", "PER SECOND");
+    fprintf(out, "%-*s  %-*s  %11s  %10s  %8s  %12s  %10s\n", (int)wm, "METHOD", (int)wf, "FUNCTION",
+            "LIVE BEFORE", "AFTER", "DELTA", "BYTES DELTA", "PER SECOND");
     int64_t total = 0, total_bytes = 0;
     uint64_t before = 0, after = 0;
     for (size_t i = 0; i < n; i++) {
@@ -187,7 +187,8 @@ pw_diff(FILE *out, const struct pw_dump *a, const struct pw_dump *b)
         fprintf(out, "(no live pins in either report)\n");
     char s1[32], s2[32], s3[32];
     fprintf(out, "\ntotal: live %" PRIu64 " -> %" PRIu64 " (%s), bytes %s, %s per second", before, after,
-            pw_signed(total, s1, sizeof(s1)), pw_signed(total_bytes, s2, sizeof(s2)), rate(total, ms, s3, sizeof(s3)));
+            pw_signed(total, s1, sizeof(s1)), pw_signed(total_bytes, s2, sizeof(s2)),
+            rate(total, ms, s3, sizeof(s3)));
     if (same > 0)
         fprintf(out, "; %zu row%s with no live pins in either not shown", same, same == 1 ? "" : "s");
     fputc('\n', out);
@@ -208,7 +209,9 @@ by_growth_then_jvm(const void *x, const void *y)
     c = strcmp(a->proc->host, b->proc->host);
     if (c != 0)
         return c;
-    return a->proc->pid < b->proc->pid ? -1 : a->proc->pid > b->proc->pid ? 1 : (a->proc > b->proc) - (a->proc < b->proc);
+    return a->proc->pid < b->proc->pid   ? -1
+           : a->proc->pid > b->proc->pid ? 1
+                                         : (a->proc > b->proc) - (a->proc < b->proc);
 }
 
 static struct change *
@@ -228,7 +231,8 @@ void
 pw_diff_fleet(FILE *out, const struct pw_fleet *f)
 {
     fprintf(out, "JVMs: %zu on %zu host%s, %zu report%s in %zu file%s\n", f->nprocs, f->nhosts,
-            f->nhosts == 1 ? "" : "s", f->ndumps, f->ndumps == 1 ? "" : "s", f->nfiles, f->nfiles == 1 ? "" : "s");
+            f->nhosts == 1 ? "" : "s", f->ndumps, f->ndumps == 1 ? "" : "s", f->nfiles,
+            f->nfiles == 1 ? "" : "s");
     size_t wj = strlen("JVM");
     char name[300];
     for (size_t k = 0; k < f->nprocs; k++) {
@@ -238,11 +242,11 @@ pw_diff_fleet(FILE *out, const struct pw_fleet *f)
         if (strlen(name) > wj)
             wj = strlen(name);
         if (p->n > 1)
-            fprintf(out, "  %s: %zu reports, %s:%ld (uptime %" PRIu64 " ms) -> %s:%ld (uptime %" PRIu64 " ms)\n", name,
-                    p->n, a->file, a->line, a->uptime_ms, b->file, b->line, b->uptime_ms);
+            fprintf(out, "  %s: %zu reports, %s:%ld (uptime %" PRIu64 " ms) -> %s:%ld (uptime %" PRIu64 " ms)\n",
+                    name, p->n, a->file, a->line, a->uptime_ms, b->file, b->line, b->uptime_ms);
         else
-            fprintf(out, "  %s: 1 report, from the JVM's start -> %s:%ld (uptime %" PRIu64 " ms)\n", name, b->file,
-                    b->line, b->uptime_ms);
+            fprintf(out, "  %s: 1 report, from the JVM's start -> %s:%ld (uptime %" PRIu64 " ms)\n", name,
+                    b->file, b->line, b->uptime_ms);
     }
     fputc('\n', out);
 

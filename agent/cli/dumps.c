@@ -15,8 +15,7 @@ struct ctx {
     bool failed;
 };
 
-static void __attribute__((format(printf, 2, 3)))
-bad(struct ctx *c, const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3))) bad(struct ctx *c, const char *fmt, ...)
 {
     if (c->failed)
         return;
@@ -115,8 +114,9 @@ read_sites(struct ctx *c, json_object *arr, struct pw_site **out, size_t *n, con
             fr->library = get_str(c, f, "library", false, "a frame");
             fr->file = get_str(c, f, "file", false, "a frame");
             fr->offset = get_i64(c, f, "offset", false, "a frame");
-            fr->line = field(c, f, "line", json_type_int, false, "a frame") != NULL ? get_i64(c, f, "line", false, "")
-                                                                                  : -1;
+            fr->line = field(c, f, "line", json_type_int, false, "a frame") != NULL
+                           ? get_i64(c, f, "line", false, "")
+                           : -1;
             json_object *tc = field(c, f, "tail_call", json_type_boolean, false, "a frame");
             fr->tail_call = tc != NULL && json_object_get_boolean(tc);
         }
@@ -134,7 +134,8 @@ read_sites(struct ctx *c, json_object *arr, struct pw_site **out, size_t *n, con
             }
             jf->method = get_str(c, f, "method", true, "a java_stack frame");
             jf->signature = get_str(c, f, "signature", false, "a java_stack frame");
-            jf->line = field(c, f, "line", json_type_int, false, "") != NULL ? get_i64(c, f, "line", false, "") : -1;
+            jf->line =
+                field(c, f, "line", json_type_int, false, "") != NULL ? get_i64(c, f, "line", false, "") : -1;
         }
     }
 }
@@ -302,7 +303,8 @@ pw_dumps_parse(const char *name, const char *data, size_t len, struct pw_dumps *
                 break;
             }
             pw_error("%s:%ld: malformed JSON: %s", name, c.line,
-                     err == json_tokener_continue ? "the line ends inside a value" : json_tokener_error_desc(err));
+                     err == json_tokener_continue ? "the line ends inside a value"
+                                                  : json_tokener_error_desc(err));
             c.failed = true;
             break;
         }

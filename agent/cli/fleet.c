@@ -19,8 +19,8 @@ static bool
 wanted(const char *name)
 {
     size_t n = strlen(name);
-    return name[0] != '.' && ((n > 6 && strcmp(name + n - 6, ".jsonl") == 0) ||
-                              (n > 5 && strcmp(name + n - 5, ".json") == 0));
+    return name[0] != '.' &&
+           ((n > 6 && strcmp(name + n - 6, ".jsonl") == 0) || (n > 5 && strcmp(name + n - 5, ".json") == 0));
 }
 
 static int
@@ -140,7 +140,8 @@ group(struct pw_fleet *f)
     qsort(f->procs, f->nprocs, sizeof(*f->procs), by_identity);
     /* Reports of agents that did not write "host" name none. */
     for (size_t k = 0; k < f->nprocs; k++)
-        f->nhosts += f->procs[k].host[0] != '\0' && (k == 0 || strcmp(f->procs[k].host, f->procs[k - 1].host) != 0);
+        f->nhosts +=
+            f->procs[k].host[0] != '\0' && (k == 0 || strcmp(f->procs[k].host, f->procs[k - 1].host) != 0);
 }
 
 bool

@@ -202,8 +202,9 @@ chart(struct pw_buf *b, const struct pw_dumps *d, const struct series *s, size_t
         xmax = 1;
     double pw = CHART_W - PAD_L - PAD_R, ph = CHART_H - PAD_T - PAD_B;
 
-    pw_buf_printf(b, "<svg class=\"pw-chart\" id=\"chart-%s\" data-chart=\"%s\" viewBox=\"0 0 %d %d\" "
-                     "role=\"img\" aria-label=\"%s per native method\">\n",
+    pw_buf_printf(b,
+                  "<svg class=\"pw-chart\" id=\"chart-%s\" data-chart=\"%s\" viewBox=\"0 0 %d %d\" "
+                  "role=\"img\" aria-label=\"%s per native method\">\n",
                   id, id, CHART_W, CHART_H, bytes ? "live bytes" : "live pins");
     /* Grid and y labels. */
     for (int i = 0; i * step <= top + step / 2; i++) {
@@ -211,8 +212,9 @@ chart(struct pw_buf *b, const struct pw_dumps *d, const struct series *s, size_t
         double y = PAD_T + ph - ph * v / top;
         char label[32];
         tick_label(label, sizeof(label), v, bytes, unit, uname);
-        pw_buf_printf(b, "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
-                         "<text class=\"ylab\" x=\"%d\" y=\"%.1f\">%s</text>\n",
+        pw_buf_printf(b,
+                      "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
+                      "<text class=\"ylab\" x=\"%d\" y=\"%.1f\">%s</text>\n",
                       PAD_L, CHART_W - PAD_R, y, y, PAD_L - 8, y + 4, label);
     }
     /* x labels: about six, in seconds. */
@@ -247,7 +249,8 @@ chart(struct pw_buf *b, const struct pw_dumps *d, const struct series *s, size_t
                 grouped(v, val, sizeof(val));
             else
                 grouped(v, val, sizeof(val));
-            pw_buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"><title>%s %s at %s (%s)</title></circle>\n",
+            pw_buf_printf(b,
+                          "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"><title>%s %s at %s (%s)</title></circle>\n",
                           PAD_L + pw * (double)xs[i] / (double)xmax, PAD_T + ph - ph * (double)v / top, val,
                           bytes ? "bytes" : "pins", duration(xs[i], at, sizeof(at)), d->items[i].reason);
         }
@@ -348,8 +351,10 @@ flame_nodes(struct pw_buf *b, struct node *n, uint64_t total, uint64_t before, s
     esc(b, n->name);
     pw_buf_printf(b, "\"><title>");
     esc(b, n->name);
-    pw_buf_printf(b, " (%s)\n%s live bytes (%s), %.1f%%</title><rect x=\"%.2f\" y=\"%zu\" width=\"%.2f\" height=\"%d\"/>"
-                     "<text x=\"%.2f\" y=\"%zu\">",
+    pw_buf_printf(b,
+                  " (%s)\n%s live bytes (%s), %.1f%%</title><rect x=\"%.2f\" y=\"%zu\" width=\"%.2f\" "
+                  "height=\"%d\"/>"
+                  "<text x=\"%.2f\" y=\"%zu\">",
                   kind_name[n->kind], grouped(n->value, val, sizeof(val)), human_bytes(n->value, hb, sizeof(hb)),
                   100.0 * (double)n->value / (double)total, x, depth * FLAME_ROW, w > 0.5 ? w - 0.5 : w,
                   FLAME_ROW - 2, x + 4, depth * FLAME_ROW + 14);
@@ -382,8 +387,9 @@ flame(struct pw_buf *b, const struct pw_dump *last)
         pw_buf_puts(b, "<p class=\"empty\">No live bytes in the latest report: nothing to draw.</p>\n");
     } else {
         size_t depth = tree_depth(&root);
-        pw_buf_printf(b, "<svg id=\"flame\" class=\"pw-flame\" viewBox=\"0 0 %d %zu\" "
-                         "style=\"max-width:%dpx\">\n",
+        pw_buf_printf(b,
+                      "<svg id=\"flame\" class=\"pw-flame\" viewBox=\"0 0 %d %zu\" "
+                      "style=\"max-width:%dpx\">\n",
                       FLAME_W, depth * FLAME_ROW, FLAME_W);
         flame_nodes(b, &root, root.value, 0, 0);
         pw_buf_puts(b, "</svg>\n");
@@ -454,13 +460,14 @@ leak_table(struct pw_buf *b, const struct pw_dumps *d)
         free(rows);
         return;
     }
-    pw_buf_puts(b, "<div class=\"scroll\"><table id=\"leaks\" class=\"pw-table sortable\">\n<thead><tr>"
-                   "<th data-type=\"str\">Native method</th><th data-type=\"str\">JNI function</th>"
-                   "<th data-type=\"num\" class=\"num\">Live</th><th data-type=\"num\" class=\"num\">Live bytes</th>"
-                   "<th data-type=\"num\" class=\"num\">Leaked</th><th data-type=\"num\" class=\"num\">Held</th>"
-                   "<th data-type=\"num\" class=\"num\">Growth</th><th data-type=\"num\" class=\"num\">Acquired</th>"
-                   "<th data-type=\"num\" class=\"num\">Released</th><th data-type=\"num\" class=\"num\">Oldest</th>"
-                   "<th data-type=\"str\">Taken at</th></tr></thead>\n<tbody>\n");
+    pw_buf_puts(b,
+                "<div class=\"scroll\"><table id=\"leaks\" class=\"pw-table sortable\">\n<thead><tr>"
+                "<th data-type=\"str\">Native method</th><th data-type=\"str\">JNI function</th>"
+                "<th data-type=\"num\" class=\"num\">Live</th><th data-type=\"num\" class=\"num\">Live bytes</th>"
+                "<th data-type=\"num\" class=\"num\">Leaked</th><th data-type=\"num\" class=\"num\">Held</th>"
+                "<th data-type=\"num\" class=\"num\">Growth</th><th data-type=\"num\" class=\"num\">Acquired</th>"
+                "<th data-type=\"num\" class=\"num\">Released</th><th data-type=\"num\" class=\"num\">Oldest</th>"
+                "<th data-type=\"str\">Taken at</th></tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < n; i++) {
         const struct pw_row *r = rows[i];
         /* Growth across the file: the same row in the first report. */
@@ -516,13 +523,14 @@ references_section(struct pw_buf *b, const struct pw_dumps *d)
         if (r->live == 0)
             continue;
         if (shown++ == 0)
-            pw_buf_puts(b, "<div class=\"scroll\"><table id=\"refs\" class=\"pw-table sortable\">\n<thead><tr>"
-                           "<th data-type=\"str\">Kind</th><th data-type=\"str\">Native method</th>"
-                           "<th data-type=\"str\">JNI function</th><th data-type=\"num\" class=\"num\">Live</th>"
-                           "<th data-type=\"num\" class=\"num\">Growth</th>"
-                           "<th data-type=\"num\" class=\"num\">Created</th>"
-                           "<th data-type=\"num\" class=\"num\">Deleted</th>"
-                           "<th data-type=\"num\" class=\"num\">Freed</th></tr></thead>\n<tbody>\n");
+            pw_buf_puts(b,
+                        "<div class=\"scroll\"><table id=\"refs\" class=\"pw-table sortable\">\n<thead><tr>"
+                        "<th data-type=\"str\">Kind</th><th data-type=\"str\">Native method</th>"
+                        "<th data-type=\"str\">JNI function</th><th data-type=\"num\" class=\"num\">Live</th>"
+                        "<th data-type=\"num\" class=\"num\">Growth</th>"
+                        "<th data-type=\"num\" class=\"num\">Created</th>"
+                        "<th data-type=\"num\" class=\"num\">Deleted</th>"
+                        "<th data-type=\"num\" class=\"num\">Freed</th></tr></thead>\n<tbody>\n");
         uint64_t before = 0;
         if (d->n > 1)
             for (size_t j = 0; j < first->nrefs; j++)
@@ -563,10 +571,11 @@ findings_section(struct pw_buf *b, const struct pw_dump *last)
         pw_buf_puts(b, "<p class=\"empty\">None in the latest report.</p></section>\n");
         return;
     }
-    pw_buf_puts(b, "<table id=\"findings\" class=\"pw-table sortable\">\n<thead><tr><th data-type=\"str\">Kind</th>"
-                   "<th data-type=\"str\">Native method</th><th data-type=\"str\">JNI function</th>"
-                   "<th data-type=\"num\" class=\"num\">Count</th><th data-type=\"str\">Taken at</th></tr></thead>\n"
-                   "<tbody>\n");
+    pw_buf_puts(b,
+                "<table id=\"findings\" class=\"pw-table sortable\">\n<thead><tr><th data-type=\"str\">Kind</th>"
+                "<th data-type=\"str\">Native method</th><th data-type=\"str\">JNI function</th>"
+                "<th data-type=\"num\" class=\"num\">Count</th><th data-type=\"str\">Taken at</th></tr></thead>\n"
+                "<tbody>\n");
     for (size_t i = 0; i < last->nfindings; i++) {
         const struct pw_finding *f = &last->findings[i];
         pw_buf_puts(b, "<tr class=\"pw-finding\"><td class=\"kind\">");
@@ -595,7 +604,8 @@ static const char style[] =
     "header p{margin:4px 0 0;color:#c5cad3;font-size:13px}\n"
     "main{padding:18px 32px 40px;max-width:1240px}\n"
     ".cards{display:flex;gap:12px;flex-wrap:wrap;margin-bottom:16px}\n"
-    ".card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px 16px;min-width:150px}\n"
+    ".card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px "
+    "16px;min-width:150px}\n"
     ".card b{display:block;font-size:22px;font-weight:600}\n"
     ".card.alert b{color:var(--accent)}\n"
     ".card span{color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.5px}\n"
@@ -658,7 +668,9 @@ static const char script[] =
     " });\n"
     "});\n"
     "(function(){var svg=document.getElementById('flame');if(!svg)return;\n"
-    " var W=" "1100" ",frames=svg.querySelectorAll('.pw-frame');\n"
+    " var W="
+    "1100"
+    ",frames=svg.querySelectorAll('.pw-frame');\n"
     " function fit(name,w){var n=Math.floor((w-8)/7);if(n<3)return '';\n"
     "  return name.length<=n?name:name.slice(0,n-1)+'\\u2026';}\n"
     " function zoom(a,b,d){frames.forEach(function(g){\n"
@@ -685,9 +697,10 @@ pw_report_html(struct pw_buf *b, const char *file, const struct pw_dumps *d)
 
     const char *base = strrchr(file, '/');
     base = base != NULL ? base + 1 : file;
-    pw_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                   "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
-                   "<meta name=\"generator\" content=\"pinwatch " PW_CLI_VERSION "\">\n<title>pinwatch: ");
+    pw_buf_puts(b,
+                "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
+                "<meta name=\"generator\" content=\"pinwatch " PW_CLI_VERSION "\">\n<title>pinwatch: ");
     esc(b, base);
     pw_buf_puts(b, "</title>\n");
     pw_buf_puts(b, style);
@@ -700,7 +713,8 @@ pw_report_html(struct pw_buf *b, const char *file, const struct pw_dumps *d)
         strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
     char span[32];
     pw_buf_printf(b, " &middot; %zu report%s over %s", d->n, d->n == 1 ? "" : "s",
-                  duration(last->time_ms >= first->time_ms ? last->time_ms - first->time_ms : 0, span, sizeof(span)));
+                  duration(last->time_ms >= first->time_ms ? last->time_ms - first->time_ms : 0, span,
+                           sizeof(span)));
     if (one_pid)
         pw_buf_printf(b, " &middot; pid %" PRId64, last->pid);
     else
@@ -752,13 +766,15 @@ pw_report_html(struct pw_buf *b, const char *file, const struct pw_dumps *d)
             char g[32], h[32];
             pw_buf_printf(b, "<li style=\"--c:%s\"><i></i>", palette[k % NPALETTE]);
             esc(b, s[k].method);
-            pw_buf_printf(b, " &middot; <b>%s</b> pins, %s now</li>\n", grouped(s[k].live[d->n - 1], g, sizeof(g)),
+            pw_buf_printf(b, " &middot; <b>%s</b> pins, %s now</li>\n",
+                          grouped(s[k].live[d->n - 1], g, sizeof(g)),
                           human_bytes(s[k].bytes[d->n - 1], h, sizeof(h)));
         }
         pw_buf_puts(b, "</ul>\n");
     }
-    pw_buf_printf(b, "<p class=\"note\">%s since the first report%s; one line per native method that ever held a "
-                     "pin.</p></section>\n",
+    pw_buf_printf(b,
+                  "<p class=\"note\">%s since the first report%s; one line per native method that ever held a "
+                  "pin.</p></section>\n",
                   one_pid ? "JVM uptime" : "Wall-clock time", d->n == 1 ? " (one report: one point)" : "");
 
     findings_section(b, last);
@@ -771,10 +787,11 @@ pw_report_html(struct pw_buf *b, const char *file, const struct pw_dumps *d)
 
     pw_buf_puts(b, "<section id=\"flamegraph\"><h2>Live bytes by stack</h2>\n");
     flame(b, last);
-    pw_buf_puts(b, "<p class=\"flame-legend\">Outermost frame on top; click a frame to zoom, the top bar to "
-                   "reset.<i style=\"background:#8ce99a\"></i>Java<i style=\"background:#ffa94d\"></i>native method"
-                   "<i style=\"background:#ffd8a8\"></i>native code<i style=\"background:#da77f2\"></i>JNI "
-                   "function</p></section>\n");
+    pw_buf_puts(b,
+                "<p class=\"flame-legend\">Outermost frame on top; click a frame to zoom, the top bar to "
+                "reset.<i style=\"background:#8ce99a\"></i>Java<i style=\"background:#ffa94d\"></i>native method"
+                "<i style=\"background:#ffd8a8\"></i>native code<i style=\"background:#da77f2\"></i>JNI "
+                "function</p></section>\n");
     pw_buf_puts(b, "</main>\n");
     pw_buf_puts(b, script);
     pw_buf_puts(b, "</body>\n</html>\n");
@@ -828,13 +845,14 @@ jvm_cell(struct pw_buf *b, const struct pw_process *p)
 static void
 jvms_table(struct pw_buf *b, const struct pw_fleet *f)
 {
-    pw_buf_puts(b, "<section id=\"jvms\"><h2>JVMs</h2>\n<div class=\"scroll\"><table id=\"jvm-table\" "
-                   "class=\"pw-table sortable\">\n<thead><tr><th data-type=\"str\">Host</th>"
-                   "<th data-type=\"num\" class=\"num\">PID</th><th data-type=\"num\" class=\"num\">Reports</th>"
-                   "<th data-type=\"num\" class=\"num\">Uptime</th><th data-type=\"str\">Latest</th>"
-                   "<th data-type=\"num\" class=\"num\">Live</th><th data-type=\"num\" class=\"num\">Live bytes</th>"
-                   "<th data-type=\"num\" class=\"num\">Leaked</th><th data-type=\"num\" class=\"num\">Growth</th>"
-                   "<th data-type=\"num\" class=\"num\">Findings</th></tr></thead>\n<tbody>\n");
+    pw_buf_puts(b,
+                "<section id=\"jvms\"><h2>JVMs</h2>\n<div class=\"scroll\"><table id=\"jvm-table\" "
+                "class=\"pw-table sortable\">\n<thead><tr><th data-type=\"str\">Host</th>"
+                "<th data-type=\"num\" class=\"num\">PID</th><th data-type=\"num\" class=\"num\">Reports</th>"
+                "<th data-type=\"num\" class=\"num\">Uptime</th><th data-type=\"str\">Latest</th>"
+                "<th data-type=\"num\" class=\"num\">Live</th><th data-type=\"num\" class=\"num\">Live bytes</th>"
+                "<th data-type=\"num\" class=\"num\">Leaked</th><th data-type=\"num\" class=\"num\">Growth</th>"
+                "<th data-type=\"num\" class=\"num\">Findings</th></tr></thead>\n<tbody>\n");
     for (size_t k = 0; k < f->nprocs; k++) {
         const struct pw_process *p = &f->procs[k];
         const struct pw_dump *last = p->dumps[p->n - 1], *first = p->n > 1 ? p->dumps[0] : NULL;
@@ -860,8 +878,9 @@ jvms_table(struct pw_buf *b, const struct pw_fleet *f)
         num_cell(b, findings);
         pw_buf_puts(b, "</tr>\n");
     }
-    pw_buf_puts(b, "</tbody></table></div>\n<p class=\"note\">Growth: live pins in the JVM's latest report less "
-                   "those in its first (or at its start, when it wrote one report).</p></section>\n");
+    pw_buf_puts(b,
+                "</tbody></table></div>\n<p class=\"note\">Growth: live pins in the JVM's latest report less "
+                "those in its first (or at its start, when it wrote one report).</p></section>\n");
 }
 
 static void
@@ -888,13 +907,14 @@ fleet_leak_table(struct pw_buf *b, const struct pw_fleet *f)
         return;
     }
     qsort(rows, n, sizeof(*rows), fleet_rows_by_bytes);
-    pw_buf_puts(b, "<div class=\"scroll\"><table id=\"leaks\" class=\"pw-table sortable\">\n<thead><tr>"
-                   "<th data-type=\"str\">Host</th><th data-type=\"num\" class=\"num\">PID</th>"
-                   "<th data-type=\"str\">Native method</th><th data-type=\"str\">JNI function</th>"
-                   "<th data-type=\"num\" class=\"num\">Live</th><th data-type=\"num\" class=\"num\">Live bytes</th>"
-                   "<th data-type=\"num\" class=\"num\">Leaked</th><th data-type=\"num\" class=\"num\">Held</th>"
-                   "<th data-type=\"num\" class=\"num\">Growth</th><th data-type=\"num\" class=\"num\">Acquired</th>"
-                   "<th data-type=\"str\">Taken at</th></tr></thead>\n<tbody>\n");
+    pw_buf_puts(b,
+                "<div class=\"scroll\"><table id=\"leaks\" class=\"pw-table sortable\">\n<thead><tr>"
+                "<th data-type=\"str\">Host</th><th data-type=\"num\" class=\"num\">PID</th>"
+                "<th data-type=\"str\">Native method</th><th data-type=\"str\">JNI function</th>"
+                "<th data-type=\"num\" class=\"num\">Live</th><th data-type=\"num\" class=\"num\">Live bytes</th>"
+                "<th data-type=\"num\" class=\"num\">Leaked</th><th data-type=\"num\" class=\"num\">Held</th>"
+                "<th data-type=\"num\" class=\"num\">Growth</th><th data-type=\"num\" class=\"num\">Acquired</th>"
+                "<th data-type=\"str\">Taken at</th></tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < n; i++) {
         const struct pw_row *r = rows[i].row;
         char sg[32];
@@ -974,12 +994,13 @@ summed_table(struct pw_buf *b, const struct pw_fleet *f)
         return;
     }
     qsort(s, n, sizeof(*s), summed_by_bytes);
-    pw_buf_puts(b, "<div class=\"scroll\"><table id=\"summed-table\" class=\"pw-table sortable\">\n<thead><tr>"
-                   "<th data-type=\"str\">Native method</th><th data-type=\"str\">JNI function</th>"
-                   "<th data-type=\"num\" class=\"num\">JVMs</th>"
-                   "<th data-type=\"num\" class=\"num\">Live</th><th data-type=\"num\" class=\"num\">Live bytes</th>"
-                   "<th data-type=\"num\" class=\"num\">Leaked</th><th data-type=\"num\" class=\"num\">Acquired</th>"
-                   "</tr></thead>\n<tbody>\n");
+    pw_buf_puts(b,
+                "<div class=\"scroll\"><table id=\"summed-table\" class=\"pw-table sortable\">\n<thead><tr>"
+                "<th data-type=\"str\">Native method</th><th data-type=\"str\">JNI function</th>"
+                "<th data-type=\"num\" class=\"num\">JVMs</th>"
+                "<th data-type=\"num\" class=\"num\">Live</th><th data-type=\"num\" class=\"num\">Live bytes</th>"
+                "<th data-type=\"num\" class=\"num\">Leaked</th><th data-type=\"num\" class=\"num\">Acquired</th>"
+                "</tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < n; i++) {
         pw_buf_puts(b, "<tr class=\"pw-sum\"><td class=\"method\" title=\"");
         esc(b, s[i].signature);
@@ -1087,16 +1108,18 @@ pw_report_html_fleet(struct pw_buf *b, const struct pw_fleet *f)
         sum.acquired += t->acquired;
     }
 
-    pw_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                   "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
-                   "<meta name=\"generator\" content=\"pinwatch " PW_CLI_VERSION "\">\n<title>pinwatch: ");
+    pw_buf_puts(b,
+                "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
+                "<meta name=\"generator\" content=\"pinwatch " PW_CLI_VERSION "\">\n<title>pinwatch: ");
     pw_buf_printf(b, "%zu JVMs</title>\n", f->nprocs);
     pw_buf_puts(b, style);
     pw_buf_puts(b, "</head>\n<body>\n<header><h1><span>pinwatch</span> JNI pin report</h1><p>");
     char span[32];
-    pw_buf_printf(b, "<span id=\"fleet\">%zu JVM%s on %zu host%s</span> &middot; %zu report%s in %zu file%s over %s",
-                  f->nprocs, f->nprocs == 1 ? "" : "s", f->nhosts, f->nhosts == 1 ? "" : "s", nd, nd == 1 ? "" : "s",
-                  f->nfiles, f->nfiles == 1 ? "" : "s", duration(xmax, span, sizeof(span)));
+    pw_buf_printf(b,
+                  "<span id=\"fleet\">%zu JVM%s on %zu host%s</span> &middot; %zu report%s in %zu file%s over %s",
+                  f->nprocs, f->nprocs == 1 ? "" : "s", f->nhosts, f->nhosts == 1 ? "" : "s", nd,
+                  nd == 1 ? "" : "s", f->nfiles, f->nfiles == 1 ? "" : "s", duration(xmax, span, sizeof(span)));
     pw_buf_puts(b, "</p></header>\n<main>\n");
     char v1[32], v2[32], v3[32], v4[32], v5[32];
     pw_buf_printf(b,
@@ -1131,8 +1154,9 @@ pw_report_html_fleet(struct pw_buf *b, const struct pw_fleet *f)
         }
         pw_buf_puts(b, "</ul>\n");
     }
-    pw_buf_puts(b, "<p class=\"note\">Wall-clock time since the first report; at each report, the sum over the JVMs "
-                   "of their latest report so far.</p></section>\n");
+    pw_buf_puts(b,
+                "<p class=\"note\">Wall-clock time since the first report; at each report, the sum over the JVMs "
+                "of their latest report so far.</p></section>\n");
 
     pw_buf_puts(b, "<section id=\"table\"><h2>Live pins in each JVM's latest report</h2>\n");
     fleet_leak_table(b, f);
@@ -1152,10 +1176,11 @@ pw_report_html_fleet(struct pw_buf *b, const struct pw_fleet *f)
     }
     pw_buf_puts(b, "<section id=\"flamegraph\"><h2>Live bytes by stack, all JVMs</h2>\n");
     flame(b, &all);
-    pw_buf_puts(b, "<p class=\"flame-legend\">Outermost frame on top; click a frame to zoom, the top bar to "
-                   "reset.<i style=\"background:#8ce99a\"></i>Java<i style=\"background:#ffa94d\"></i>native method"
-                   "<i style=\"background:#ffd8a8\"></i>native code<i style=\"background:#da77f2\"></i>JNI "
-                   "function</p></section>\n");
+    pw_buf_puts(b,
+                "<p class=\"flame-legend\">Outermost frame on top; click a frame to zoom, the top bar to "
+                "reset.<i style=\"background:#8ce99a\"></i>Java<i style=\"background:#ffa94d\"></i>native method"
+                "<i style=\"background:#ffd8a8\"></i>native code<i style=\"background:#da77f2\"></i>JNI "
+                "function</p></section>\n");
     pw_buf_puts(b, "</main>\n");
     pw_buf_puts(b, script);
     pw_buf_puts(b, "</body>\n</html>\n");

@@ -67,4 +67,3 @@ pw_stack_free(struct pw_stack *s)
     free(s->kinds);
     memset(s, 0, sizeof(*s));
 }
-

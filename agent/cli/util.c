@@ -10,8 +10,7 @@
 
 /* Formatted first and written with one write(2), so a line never mixes with
  * the output of a JVM that shares the terminal. */
-static void __attribute__((format(printf, 2, 0)))
-say(const char *prefix, const char *fmt, va_list ap)
+static void __attribute__((format(printf, 2, 0))) say(const char *prefix, const char *fmt, va_list ap)
 {
     char line[2048];
     int n = snprintf(line, sizeof(line), "pinwatch: %s", prefix);

@@ -71,7 +71,8 @@ on_vm_death(jvmtiEnv *env, JNIEnv *jni)
     if (options.ref_exitcode != 0 &&
         (totals.ref_findings > 0 || (options.ref_threshold > 0 && totals.ref_live >= options.ref_threshold))) {
         pw_log_info("exit status %d: %" PRIu64 " reference finding%s, %" PRIu64 " live references",
-                    options.ref_exitcode, totals.ref_findings, totals.ref_findings == 1 ? "" : "s", totals.ref_live);
+                    options.ref_exitcode, totals.ref_findings, totals.ref_findings == 1 ? "" : "s",
+                    totals.ref_live);
         exit_status_override = options.ref_exitcode;
     }
     if (options.exitcode == 0)
@@ -109,9 +110,10 @@ command(const struct pw_options *cmd, const char *text)
             snprintf(what, sizeof(what), "'%s' cannot change a running agent", refused);
         else
             snprintf(what, sizeof(what), "'dump' is missing");
-        pw_log_error("pinwatch already runs in this JVM: a second load takes only "
-                     "'dump[,file=PATH][,format=text|json|collapsed]'; %s (options '%.200s')",
-                     what, text != NULL ? text : "");
+        pw_log_error(
+            "pinwatch already runs in this JVM: a second load takes only "
+            "'dump[,file=PATH][,format=text|json|collapsed]'; %s (options '%.200s')",
+            what, text != NULL ? text : "");
         return PINWATCH_BAD_OPTIONS;
     }
     struct pw_options once = options;

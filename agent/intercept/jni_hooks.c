@@ -87,41 +87,21 @@ static inline void
 release_as(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *p, jint mode)
 {
     switch (fn) {
-    case PW_FN_BOOLEAN_ELEMENTS:
-        pw_jni.ReleaseBooleanArrayElements(env, obj, p, mode);
-        break;
-    case PW_FN_BYTE_ELEMENTS:
-        pw_jni.ReleaseByteArrayElements(env, obj, p, mode);
-        break;
-    case PW_FN_CHAR_ELEMENTS:
-        pw_jni.ReleaseCharArrayElements(env, obj, p, mode);
-        break;
-    case PW_FN_SHORT_ELEMENTS:
-        pw_jni.ReleaseShortArrayElements(env, obj, p, mode);
-        break;
-    case PW_FN_INT_ELEMENTS:
-        pw_jni.ReleaseIntArrayElements(env, obj, p, mode);
-        break;
-    case PW_FN_LONG_ELEMENTS:
-        pw_jni.ReleaseLongArrayElements(env, obj, p, mode);
-        break;
-    case PW_FN_FLOAT_ELEMENTS:
-        pw_jni.ReleaseFloatArrayElements(env, obj, p, mode);
-        break;
-    case PW_FN_DOUBLE_ELEMENTS:
-        pw_jni.ReleaseDoubleArrayElements(env, obj, p, mode);
-        break;
+    case PW_FN_BOOLEAN_ELEMENTS: pw_jni.ReleaseBooleanArrayElements(env, obj, p, mode); break;
+    case PW_FN_BYTE_ELEMENTS: pw_jni.ReleaseByteArrayElements(env, obj, p, mode); break;
+    case PW_FN_CHAR_ELEMENTS: pw_jni.ReleaseCharArrayElements(env, obj, p, mode); break;
+    case PW_FN_SHORT_ELEMENTS: pw_jni.ReleaseShortArrayElements(env, obj, p, mode); break;
+    case PW_FN_INT_ELEMENTS: pw_jni.ReleaseIntArrayElements(env, obj, p, mode); break;
+    case PW_FN_LONG_ELEMENTS: pw_jni.ReleaseLongArrayElements(env, obj, p, mode); break;
+    case PW_FN_FLOAT_ELEMENTS: pw_jni.ReleaseFloatArrayElements(env, obj, p, mode); break;
+    case PW_FN_DOUBLE_ELEMENTS: pw_jni.ReleaseDoubleArrayElements(env, obj, p, mode); break;
     case PW_FN_ARRAY_CRITICAL:
         pw_jni.ReleasePrimitiveArrayCritical(env, obj, p, mode);
         if (t != NULL && mode != JNI_COMMIT && t->critical > 0)
             t->critical--;
         break;
-    case PW_FN_STRING_CHARS:
-        pw_jni.ReleaseStringChars(env, obj, p);
-        break;
-    case PW_FN_STRING_UTF_CHARS:
-        pw_jni.ReleaseStringUTFChars(env, obj, p);
-        break;
+    case PW_FN_STRING_CHARS: pw_jni.ReleaseStringChars(env, obj, p); break;
+    case PW_FN_STRING_UTF_CHARS: pw_jni.ReleaseStringUTFChars(env, obj, p); break;
     case PW_FN_STRING_CRITICAL:
         pw_jni.ReleaseStringCritical(env, obj, p);
         if (t != NULL && t->critical > 0)
@@ -232,20 +212,19 @@ released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
         released_other(env, fn, obj, p, mode, call);
 }
 
-#define ELEMENTS_HOOKS(Type, jtype, FN)                                                                \
-    static jtype *JNICALL hook_Get##Type##ArrayElements(JNIEnv *env, jtype##Array array,             \
-                                                         jboolean *is_copy)                            \
-    {                                                                                                  \
-        void *ret = PW_RETURN_ADDRESS();                                                               \
-        jtype *p = pw_jni.Get##Type##ArrayElements(env, array, is_copy);                                 \
-        if (p != NULL)                                                                                 \
-            acquired_elements(env, FN, SLOT(Get##Type##ArrayElements), ret, p, array);                 \
-        return p;                                                                                      \
-    }                                                                                                  \
+#define ELEMENTS_HOOKS(Type, jtype, FN) \
+    static jtype *JNICALL hook_Get##Type##ArrayElements(JNIEnv *env, jtype##Array array, jboolean *is_copy) \
+    { \
+        void *ret = PW_RETURN_ADDRESS(); \
+        jtype *p = pw_jni.Get##Type##ArrayElements(env, array, is_copy); \
+        if (p != NULL) \
+            acquired_elements(env, FN, SLOT(Get##Type##ArrayElements), ret, p, array); \
+        return p; \
+    } \
     static void JNICALL hook_Release##Type##ArrayElements(JNIEnv *env, jtype##Array array, jtype *elems, \
-                                                          jint mode)                                   \
-    {                                                                                                  \
-        released(env, FN, array, elems, mode, PW_RETURN_ADDRESS());                                    \
+                                                          jint mode) \
+    { \
+        released(env, FN, array, elems, mode, PW_RETURN_ADDRESS()); \
     }
 
 ELEMENTS_HOOKS(Boolean, jboolean, PW_FN_BOOLEAN_ELEMENTS)
@@ -404,8 +383,10 @@ jvm_table_slots(JavaVM *vm)
     jint version = pw_jni_version(vm);
     if (version == 0) {
         uint32_t slots = pw_jni_table_slots(JNI_VERSION_9, NULL);
-        pw_log_warn("the JVM did not say its JNI version: JNI functions past the first %u are not "
-                    "checked for calls inside critical regions", slots);
+        pw_log_warn(
+            "the JVM did not say its JNI version: JNI functions past the first %u are not "
+            "checked for calls inside critical regions",
+            slots);
         return slots;
     }
     bool known = true;
@@ -413,8 +394,10 @@ jvm_table_slots(JavaVM *vm)
     if (slots == 0)
         pw_log_error("JNI version 0x%08x is older than 1.6: not supported", (unsigned)version);
     else if (!known)
-        pw_log_warn("JNI version 0x%08x is newer than pinwatch knows: JNI functions past the first %u "
-                    "are not checked for calls inside critical regions", (unsigned)version, slots);
+        pw_log_warn(
+            "JNI version 0x%08x is newer than pinwatch knows: JNI functions past the first %u "
+            "are not checked for calls inside critical regions",
+            (unsigned)version, slots);
     return slots;
 }
 

@@ -87,8 +87,8 @@ static void
 global_deleted(JNIEnv *env, uint32_t fn, jobject ref, void *ret, uint32_t slot)
 {
     struct pw_thread *t = entered(slot, ret);
-    enum pw_ref_delete d = ref != NULL && PW_LIKELY(t != NULL) ? pw_refs_global_deleting(t, fn, ref, ret, slot)
-                                                                 : PW_REF_DELETE_PASS;
+    enum pw_ref_delete d =
+        ref != NULL && PW_LIKELY(t != NULL) ? pw_refs_global_deleting(t, fn, ref, ret, slot) : PW_REF_DELETE_PASS;
     if (d == PW_REF_DELETE_PASS)
         d = fn == PW_FN_REF_WEAK ? PW_REF_DELETE_AS_WEAK : PW_REF_DELETE_AS_GLOBAL;
     if (d == PW_REF_DELETE_AS_WEAK)
@@ -283,13 +283,15 @@ hook_GetObjectField(JNIEnv *env, jobject obj, jfieldID id)
 static jobject JNICALL
 hook_CallStaticObjectMethodV(JNIEnv *env, jclass cls, jmethodID id, va_list args)
 {
-    return local_made(env, SLOT(CallStaticObjectMethodV), pw_jni.CallStaticObjectMethodV(env, cls, id, args), RET);
+    return local_made(env, SLOT(CallStaticObjectMethodV), pw_jni.CallStaticObjectMethodV(env, cls, id, args),
+                      RET);
 }
 
 static jobject JNICALL
 hook_CallStaticObjectMethodA(JNIEnv *env, jclass cls, jmethodID id, const jvalue *args)
 {
-    return local_made(env, SLOT(CallStaticObjectMethodA), pw_jni.CallStaticObjectMethodA(env, cls, id, args), RET);
+    return local_made(env, SLOT(CallStaticObjectMethodA), pw_jni.CallStaticObjectMethodA(env, cls, id, args),
+                      RET);
 }
 
 static jobject JNICALL
@@ -332,9 +334,9 @@ hook_GetObjectArrayElement(JNIEnv *env, jobjectArray array, jsize index)
     return local_made(env, SLOT(GetObjectArrayElement), pw_jni.GetObjectArrayElement(env, array, index), RET);
 }
 
-#define NEW_ARRAY(Type, jtype)                                                                 \
-    static jtype##Array JNICALL hook_New##Type##Array(JNIEnv *env, jsize len)                  \
-    {                                                                                          \
+#define NEW_ARRAY(Type, jtype) \
+    static jtype##Array JNICALL hook_New##Type##Array(JNIEnv *env, jsize len) \
+    { \
         return local_made(env, SLOT(New##Type##Array), pw_jni.New##Type##Array(env, len), RET); \
     }
 

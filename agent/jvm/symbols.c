@@ -69,7 +69,8 @@ absolute(struct pw_symbols *s, Dwarf_Die *cu, const char *file)
     if (file == NULL || file[0] == '/')
         return file;
     Dwarf_Attribute attr;
-    const char *dir = cu != NULL && dwarf_attr(cu, DW_AT_comp_dir, &attr) != NULL ? dwarf_formstring(&attr) : NULL;
+    const char *dir =
+        cu != NULL && dwarf_attr(cu, DW_AT_comp_dir, &attr) != NULL ? dwarf_formstring(&attr) : NULL;
     if (dir == NULL)
         return file;
     if (s->npaths == s->cap) {

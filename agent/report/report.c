@@ -249,8 +249,8 @@ pw_report_metrics(const struct pw_options *opts, bool openmetrics, struct pw_str
     struct pw_snapshot snap;
     bool ok = pw_snapshot_take_figures(&snap, "metrics");
     if (ok) {
-        pw_report_openmetrics(&snap, out, &(struct pw_metrics_style){.rows = opts->metrics_rows,
-                                                                      .openmetrics = openmetrics});
+        pw_report_openmetrics(&snap, out,
+                              &(struct pw_metrics_style){.rows = opts->metrics_rows, .openmetrics = openmetrics});
         pw_snapshot_free(&snap);
     }
     pthread_mutex_unlock(&report_lock);

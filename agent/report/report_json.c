@@ -20,7 +20,8 @@ frame_json(struct pw_strbuf *out, const struct pw_snap_frame *f)
     const struct pw_location *w = &f->where;
     pw_strbuf_printf(out, "{\"address\":\"0x%" PRIxPTR "\",\"symbol\":", f->address);
     string_or_null(out, w->symbol);
-    pw_strbuf_printf(out, ",\"offset\":%" PRIu64 ",\"library\":", w->symbol != NULL && !f->inlined ? w->offset : 0);
+    pw_strbuf_printf(out,
+                     ",\"offset\":%" PRIu64 ",\"library\":", w->symbol != NULL && !f->inlined ? w->offset : 0);
     string_or_null(out, w->library);
     if (w->file != NULL) {
         pw_strbuf_puts(out, ",\"file\":");
@@ -101,7 +102,8 @@ rate_json(struct pw_strbuf *out, double per_s)
 static void
 ref_site_json(struct pw_strbuf *out, const struct pw_snap_site *s, bool local)
 {
-    pw_strbuf_printf(out, "{\"live\":%" PRIu64 ",\"created\":%" PRIu64 ",\"deleted\":%" PRIu64 ",\"freed\":%" PRIu64,
+    pw_strbuf_printf(out,
+                     "{\"live\":%" PRIu64 ",\"created\":%" PRIu64 ",\"deleted\":%" PRIu64 ",\"freed\":%" PRIu64,
                      s->live, s->acquired, s->released, s->commits);
     if (local)
         pw_strbuf_printf(out, ",\"peak_per_call\":%" PRIu32 ",\"over_limit\":%" PRIu64, s->peak, s->over_limit);
@@ -116,14 +118,15 @@ references_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
 {
     const struct pw_snap_ref_totals *t = &snap->ref_totals;
     pw_strbuf_printf(out,
-                     ",\"references\":{\"totals\":{\"created\":%" PRIu64 ",\"deleted\":%" PRIu64 ",\"freed\":%" PRIu64
-                     ",\"live\":%" PRIu64 ",\"live_global\":%" PRIu64 ",\"live_weak\":%" PRIu64
-                     ",\"live_local\":%" PRIu64 ",\"unknown_deletes\":{\"global\":%" PRIu64 ",\"weak\":%" PRIu64
-                     ",\"local\":%" PRIu64 "},\"double_deletes\":%" PRIu64 ",\"local_limit\":%" PRIu64
-                     ",\"lost\":%" PRIu64 ",\"table_bytes\":%" PRIu64 ",\"rows\":%zu},\"rows\":[",
+                     ",\"references\":{\"totals\":{\"created\":%" PRIu64 ",\"deleted\":%" PRIu64
+                     ",\"freed\":%" PRIu64 ",\"live\":%" PRIu64 ",\"live_global\":%" PRIu64
+                     ",\"live_weak\":%" PRIu64 ",\"live_local\":%" PRIu64
+                     ",\"unknown_deletes\":{\"global\":%" PRIu64 ",\"weak\":%" PRIu64 ",\"local\":%" PRIu64
+                     "},\"double_deletes\":%" PRIu64 ",\"local_limit\":%" PRIu64 ",\"lost\":%" PRIu64
+                     ",\"table_bytes\":%" PRIu64 ",\"rows\":%zu},\"rows\":[",
                      t->created, t->deleted, t->freed, t->live, t->live_global, t->live_weak, t->live_local,
-                     t->unknown_global_deletes, t->unknown_weak_deletes, t->unknown_local_deletes, t->double_deletes,
-                     t->local_limit, t->lost, t->table_bytes, snap->nrefs);
+                     t->unknown_global_deletes, t->unknown_weak_deletes, t->unknown_local_deletes,
+                     t->double_deletes, t->local_limit, t->lost, t->table_bytes, snap->nrefs);
     for (size_t i = 0; i < snap->nrefs; i++) {
         const struct pw_snap_row *r = &snap->refs[i];
         bool local = PW_FN_IS_LOCAL_REF(r->fn);
@@ -135,13 +138,14 @@ references_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
                          ",\"function\":\"%s\",\"created\":%" PRIu64 ",\"deleted\":%" PRIu64 ",\"freed\":%" PRIu64
                          ",\"live\":%" PRIu64 ",\"oldest_age_ms\":%" PRIu64 ",\"live_delta\":%" PRId64
                          ",\"created_delta\":%" PRIu64 ",\"live_per_s\":",
-                         pw_snap_function_name(r->fn), r->acquired, r->released, r->commits, r->live, r->oldest_age_ms,
-                         r->live_delta, r->acquired_delta);
+                         pw_snap_function_name(r->fn), r->acquired, r->released, r->commits, r->live,
+                         r->oldest_age_ms, r->live_delta, r->acquired_delta);
         rate_json(out, snap->since_ms > 0 ? (double)r->live_delta * 1000.0 / (double)snap->since_ms : 0.0);
         pw_strbuf_puts(out, ",\"created_per_s\":");
         rate_json(out, r->acquired_per_s);
         if (local)
-            pw_strbuf_printf(out, ",\"peak_per_call\":%" PRIu32 ",\"over_limit\":%" PRIu64, r->peak, r->over_limit);
+            pw_strbuf_printf(out, ",\"peak_per_call\":%" PRIu32 ",\"over_limit\":%" PRIu64, r->peak,
+                             r->over_limit);
         pw_strbuf_puts(out, ",\"sites\":[");
         for (size_t j = 0; j < r->nsites; j++) {
             if (j)
@@ -157,23 +161,22 @@ void
 pw_report_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
 {
     const struct pw_snap_totals *t = &snap->totals;
-    pw_strbuf_printf(out,
-                     "{\"tool\":\"pinwatch\",\"version\":\"%s\",\"pid\":%ld,\"host\":",
-                     PINWATCH_VERSION, snap->pid);
+    pw_strbuf_printf(out, "{\"tool\":\"pinwatch\",\"version\":\"%s\",\"pid\":%ld,\"host\":", PINWATCH_VERSION,
+                     snap->pid);
     pw_strbuf_json_string(out, snap->host);
     pw_strbuf_puts(out, ",\"reason\":");
     pw_strbuf_json_string(out, snap->reason);
     pw_strbuf_printf(out,
                      ",\"time_ms\":%" PRIu64 ",\"uptime_ms\":%" PRIu64 ",\"since_ms\":%" PRIu64
-                     ",\"totals\":{\"acquired\":%" PRIu64
-                     ",\"released\":%" PRIu64 ",\"live\":%" PRIu64 ",\"live_bytes\":%" PRIu64
-                     ",\"leaked\":%" PRIu64 ",\"held\":%" PRIu64 ",\"suppressed\":%" PRIu64 ",\"commits\":%" PRIu64
-                     ",\"unmatched_releases\":%" PRIu64 ",\"double_releases\":%" PRIu64 ",\"findings\":%" PRIu64
-                     ",\"lost\":%" PRIu64 ",\"table_bytes\":%" PRIu64 ",\"methods\":%" PRIu64
-                     ",\"rows\":%zu},\"rows\":[",
-                     snap->time_ms, snap->uptime_ms, snap->since_ms, t->acquired, t->released, t->live, t->live_bytes,
-                     t->leaked, t->live - t->leaked, t->suppressed, t->commits, t->unmatched_releases,
-                     t->double_releases, t->findings, t->lost, t->table_bytes, t->methods, snap->nrows);
+                     ",\"totals\":{\"acquired\":%" PRIu64 ",\"released\":%" PRIu64 ",\"live\":%" PRIu64
+                     ",\"live_bytes\":%" PRIu64 ",\"leaked\":%" PRIu64 ",\"held\":%" PRIu64
+                     ",\"suppressed\":%" PRIu64 ",\"commits\":%" PRIu64 ",\"unmatched_releases\":%" PRIu64
+                     ",\"double_releases\":%" PRIu64 ",\"findings\":%" PRIu64 ",\"lost\":%" PRIu64
+                     ",\"table_bytes\":%" PRIu64 ",\"methods\":%" PRIu64 ",\"rows\":%zu},\"rows\":[",
+                     snap->time_ms, snap->uptime_ms, snap->since_ms, t->acquired, t->released, t->live,
+                     t->live_bytes, t->leaked, t->live - t->leaked, t->suppressed, t->commits,
+                     t->unmatched_releases, t->double_releases, t->findings, t->lost, t->table_bytes, t->methods,
+                     snap->nrows);
     for (size_t i = 0; i < snap->nrows; i++) {
         const struct pw_snap_row *r = &snap->rows[i];
         /* Printed by hand: printf's %f follows the process locale, which

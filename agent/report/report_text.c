@@ -54,7 +54,8 @@ site_lines(struct pw_strbuf *out, const struct pw_snap_site *s)
     if (st->n > TEXT_FRAMES)
         pw_strbuf_printf(out, "                         ... %d more frames\n", st->n - TEXT_FRAMES);
     if (s->nstacks > 1)
-        pw_strbuf_printf(out, "                         (reached along %d different paths; format=json lists them)\n",
+        pw_strbuf_printf(out,
+                         "                         (reached along %d different paths; format=json lists them)\n",
                          s->nstacks);
     if (s->java_stack != NULL) {
         for (int i = 0; i < s->java_stack->n && i < TEXT_FRAMES; i++) {
@@ -84,8 +85,8 @@ references_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
                      " local on attached threads), created %" PRIu64 ", deleted %" PRIu64 ", freed %" PRIu64
                      ", unknown deletes %" PRIu64 ", double deletes %" PRIu64 ", over local_limit %" PRIu64 "\n",
                      t->live, t->live_global, t->live_weak, t->live_local, t->created, t->deleted, t->freed,
-                     t->unknown_global_deletes + t->unknown_weak_deletes + t->unknown_local_deletes, t->double_deletes,
-                     t->local_limit);
+                     t->unknown_global_deletes + t->unknown_weak_deletes + t->unknown_local_deletes,
+                     t->double_deletes, t->local_limit);
     bool header = false, deltas = snap->since_ms > 0;
     for (size_t i = 0; i < snap->nrefs; i++) {
         const struct pw_snap_row *r = &snap->refs[i];
@@ -100,12 +101,12 @@ references_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
         }
         char oldest[32];
         age(oldest, sizeof(oldest), r->oldest_age_ms);
-        pw_strbuf_printf(out, "    %8" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9s %9" PRIu32, r->live, r->acquired, r->released,
-                         oldest, r->peak);
+        pw_strbuf_printf(out, "    %8" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9s %9" PRIu32, r->live, r->acquired,
+                         r->released, oldest, r->peak);
         if (deltas)
             pw_strbuf_printf(out, " %+8" PRId64, r->live_delta);
-        pw_strbuf_printf(out, "  %-6s  %-25s  %s%s", pw_snap_ref_kind(r->fn), pw_snap_function_name(r->fn), r->method,
-                         r->signature);
+        pw_strbuf_printf(out, "  %-6s  %-25s  %s%s", pw_snap_ref_kind(r->fn), pw_snap_function_name(r->fn),
+                         r->method, r->signature);
         if (r->over_limit > 0)
             pw_strbuf_printf(out, "  (%" PRIu64 " invocation%s over local_limit)", r->over_limit,
                              r->over_limit == 1 ? "" : "s");
@@ -151,10 +152,14 @@ pw_report_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
                 continue;
             char oldest[32];
             age(oldest, sizeof(oldest), r->oldest_age_ms);
-            pw_strbuf_printf(out, "    %8" PRIu64 " %10" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %7s",
-                             r->live, r->live_bytes, r->leaked, r->live - r->leaked, r->acquired, r->released, oldest);
+            pw_strbuf_printf(out,
+                             "    %8" PRIu64 " %10" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9" PRIu64
+                             " %7s",
+                             r->live, r->live_bytes, r->leaked, r->live - r->leaked, r->acquired, r->released,
+                             oldest);
             if (deltas)
-                pw_strbuf_printf(out, " %+8" PRId64 " %9" PRIu64, r->live_delta, (uint64_t)(r->acquired_per_s + 0.5));
+                pw_strbuf_printf(out, " %+8" PRId64 " %9" PRIu64, r->live_delta,
+                                 (uint64_t)(r->acquired_per_s + 0.5));
             pw_strbuf_printf(out, "  %-25s  %s%s", pw_function_name(r->fn), r->method, r->signature);
             if (r->suppressed > 0)
                 pw_strbuf_printf(out, "  (%" PRIu64 " suppressed)", r->suppressed);
@@ -172,8 +177,8 @@ pw_report_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
             if (r->live > 0)
                 continue;
             shown++;
-            pw_strbuf_printf(out, "    %9" PRIu64 " acquired  %-25s  %s%s\n", r->acquired, pw_function_name(r->fn),
-                             r->method, r->signature);
+            pw_strbuf_printf(out, "    %9" PRIu64 " acquired  %-25s  %s%s\n", r->acquired,
+                             pw_function_name(r->fn), r->method, r->signature);
         }
         if (balanced > shown)
             pw_strbuf_printf(out, "    ... %zu more balanced rows (format=json lists every row)\n",
@@ -183,8 +188,8 @@ pw_report_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
                      "  totals: acquired %" PRIu64 ", released %" PRIu64 ", live %" PRIu64 " (%" PRIu64
                      " bytes, %" PRIu64 " leaked, %" PRIu64 " held, %" PRIu64 " suppressed), commits %" PRIu64
                      ", unmatched releases %" PRIu64 "\n",
-                     t->acquired, t->released, t->live, t->live_bytes, t->leaked, t->live - t->leaked, t->suppressed,
-                     t->commits, t->unmatched_releases);
+                     t->acquired, t->released, t->live, t->live_bytes, t->leaked, t->live - t->leaked,
+                     t->suppressed, t->commits, t->unmatched_releases);
     if (snap->refs_on)
         references_text(snap, out);
     if (snap->nfindings > 0) {
@@ -209,5 +214,6 @@ pw_report_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
         }
     }
     if (t->lost > 0)
-        pw_strbuf_printf(out, "  WARNING: %" PRIu64 " operations were not recorded for lack of memory\n", t->lost);
+        pw_strbuf_printf(out, "  WARNING: %" PRIu64 " operations were not recorded for lack of memory\n",
+                         t->lost);
 }

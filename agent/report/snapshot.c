@@ -114,7 +114,8 @@ group_rows(struct pw_snap_site *sites, size_t nsites, struct pw_snap_row *rows,
         const struct pw_site *site = pw_site_get(s->site);
         struct pw_snap_row *row = nrows > 0 ? &rows[nrows - 1] : NULL;
         const char *name = pw_method_name(site->method), *sig = pw_method_signature(site->method);
-        if (row == NULL || row->fn != site->fn || strcmp(row->method, name) != 0 || strcmp(row->signature, sig) != 0) {
+        if (row == NULL || row->fn != site->fn || strcmp(row->method, name) != 0 ||
+            strcmp(row->signature, sig) != 0) {
             row = &rows[nrows++];
             *row = (struct pw_snap_row){.method = name, .signature = sig, .fn = site->fn, .sites = s};
         }
@@ -219,10 +220,10 @@ static const char *
 release_name(uint32_t fn)
 {
     static const char *const names[PW_FN_COUNT] = {
-        "ReleaseBooleanArrayElements", "ReleaseByteArrayElements",  "ReleaseCharArrayElements",
-        "ReleaseShortArrayElements",   "ReleaseIntArrayElements",   "ReleaseLongArrayElements",
+        "ReleaseBooleanArrayElements", "ReleaseByteArrayElements",   "ReleaseCharArrayElements",
+        "ReleaseShortArrayElements",   "ReleaseIntArrayElements",    "ReleaseLongArrayElements",
         "ReleaseFloatArrayElements",   "ReleaseDoubleArrayElements", "ReleasePrimitiveArrayCritical",
-        "ReleaseStringChars",          "ReleaseStringUTFChars",     "ReleaseStringCritical",
+        "ReleaseStringChars",          "ReleaseStringUTFChars",      "ReleaseStringCritical",
     };
     return fn < PW_FN_COUNT ? names[fn] : "?";
 }
@@ -283,9 +284,7 @@ take_findings(struct pw_snapshot *snap, bool symbolise)
             }
             break;
         }
-        default:
-            f->call_function = release_name(detail);
-            break;
+        default: f->call_function = release_name(detail); break;
         }
         if (site != NULL && symbolise) {
             uint32_t id = atomic_load_explicit(&((struct pw_site *)site)->stacks[0], memory_order_acquire);

@@ -45,7 +45,7 @@ struct pw_snap_row {
     uint64_t acquired, released, commits;
     uint64_t live, live_bytes, leaked, suppressed;
     uint64_t oldest_age_ms;
-    uint32_t peak;       /* references: see pw_snap_site */
+    uint32_t peak; /* references: see pw_snap_site */
     uint64_t over_limit;
     struct pw_snap_site *sites; /* points into pw_snapshot.sites */
     size_t nsites;

@@ -116,8 +116,8 @@ method_alloc(void)
     if (arena_cur == NULL || arena_cur + METHOD_STRIDE > arena_end) {
         if (chunk_count == MAX_CHUNKS)
             return NULL;
-        void *chunk = mmap(NULL, ARENA_CHUNK, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
-                           -1, 0);
+        void *chunk =
+            mmap(NULL, ARENA_CHUNK, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (chunk == MAP_FAILED)
             return NULL;
         arena_cur = chunk;
@@ -143,9 +143,7 @@ registers_only(const char *sig)
     for (const char *p = sig + 1; *p != ')' && *p != '\0'; p++) {
         switch (*p) {
         case 'F':
-        case 'D':
-            floats++;
-            break;
+        case 'D': floats++; break;
         case '[':
             while (*p == '[')
                 p++;
@@ -159,9 +157,7 @@ registers_only(const char *sig)
                 p++;
             ints++;
             break;
-        default:
-            ints++;
-            break;
+        default: ints++; break;
         }
         if (*p == '\0')
             return false;
@@ -276,8 +272,9 @@ thunk_for(jmethodID method, void *address, const char *signature)
     if (m == NULL) {
         /* Without thunks pins are still counted, charged to the caller
          * method or to <native thread>. */
-        pw_log_warn("cannot map memory for native method entries; methods bound from now on are not "
-                    "told apart");
+        pw_log_warn(
+            "cannot map memory for native method entries; methods bound from now on are not "
+            "told apart");
         thunks_disabled = true;
         return NULL;
     }

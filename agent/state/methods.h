@@ -43,8 +43,8 @@ pw_method_caller(const struct pw_method *m, uintptr_t ret, bool *tail)
     return m != NULL && m->orig != NULL ? (uintptr_t)m->orig + 1 : 0;
 }
 
-PW_HIDDEN void JNICALL pw_on_native_method_bind(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread,
-                                                jmethodID method, void *address, void **new_address);
+PW_HIDDEN void JNICALL pw_on_native_method_bind(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method,
+                                                void *address, void **new_address);
 
 /* Names every method bound before the JVM could name it (primordial phase). */
 PW_HIDDEN void pw_methods_name_all(jvmtiEnv *jvmti);

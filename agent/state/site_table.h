@@ -23,15 +23,15 @@ struct pw_java_stack;
 #define PW_SITE_STACKS 4
 
 struct pw_site {
-    const struct pw_method *method; /* NULL only for PW_SITE_OVERFLOW */
-    void *ret;                      /* return address of the Get call */
-    uint32_t fn;                    /* enum pw_function */
-    _Atomic uint32_t elem_size;     /* criticals: element size, 0 until known */
-    bool suppressed;                /* matches a suppression rule; set before publication */
-    atomic_bool leak_noted;         /* a LEAK line was written for this site */
-    _Atomic uint32_t stacks[PW_SITE_STACKS];      /* stack_table ids; 0: none yet */
-    _Atomic(struct pw_java_stack *) java_stack;    /* who called the native method */
-    _Atomic uint32_t sampled_ms;                   /* when its stack was last taken */
+    const struct pw_method *method;             /* NULL only for PW_SITE_OVERFLOW */
+    void *ret;                                  /* return address of the Get call */
+    uint32_t fn;                                /* enum pw_function */
+    _Atomic uint32_t elem_size;                 /* criticals: element size, 0 until known */
+    bool suppressed;                            /* matches a suppression rule; set before publication */
+    atomic_bool leak_noted;                     /* a LEAK line was written for this site */
+    _Atomic uint32_t stacks[PW_SITE_STACKS];    /* stack_table ids; 0: none yet */
+    _Atomic(struct pw_java_stack *) java_stack; /* who called the native method */
+    _Atomic uint32_t sampled_ms;                /* when its stack was last taken */
     atomic_bool java_tried;
     /* Local reference sites: the most locals one invocation of the method
      * held when this site made one, and the invocations that went past

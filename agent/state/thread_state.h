@@ -62,11 +62,11 @@ struct pw_site_cache_entry {
 };
 
 struct pw_thread {
-    uint32_t depth;     /* PW_T_DEPTH: frames in use */
-    uint32_t serial;    /* PW_T_SERIAL: last invocation serial handed out */
-    uint32_t too_deep;  /* PW_T_TOO_DEEP: invocations beyond PW_MAX_DEPTH */
-    uint32_t critical;  /* critical regions this thread holds open */
-    int32_t live_pending; /* live pins not yet published to the threshold count */
+    uint32_t depth;            /* PW_T_DEPTH: frames in use */
+    uint32_t serial;           /* PW_T_SERIAL: last invocation serial handed out */
+    uint32_t too_deep;         /* PW_T_TOO_DEEP: invocations beyond PW_MAX_DEPTH */
+    uint32_t critical;         /* critical regions this thread holds open */
+    int32_t live_pending;      /* live pins not yet published to the threshold count */
     uint32_t sample_countdown; /* Gets until the next stack sample */
     uint64_t pad[5];
     struct pw_frame frames[PW_MAX_DEPTH]; /* PW_T_FRAMES */
@@ -80,7 +80,7 @@ struct pw_thread {
     struct {
         uint32_t serial; /* invocation the entry belongs to */
         jsize length;
-        jarray array;    /* an argument handle of that invocation */
+        jarray array; /* an argument handle of that invocation */
     } length_cache;
     /* After a late attach: the last native method the JVM named for this
      * thread (GetFrameLocation), so that the record is found again without
@@ -144,6 +144,7 @@ PW_HIDDEN struct pw_thread *pw_threads_first(void);
 
 /* Calls fn for every live thread but skip, under the registry's read lock,
  * until fn returns true; returns whether one did. */
-PW_HIDDEN bool pw_threads_any(const struct pw_thread *skip, bool (*fn)(struct pw_thread *t, void *arg), void *arg);
+PW_HIDDEN bool pw_threads_any(const struct pw_thread *skip, bool (*fn)(struct pw_thread *t, void *arg),
+                              void *arg);
 
 #endif

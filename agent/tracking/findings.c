@@ -28,12 +28,9 @@ static _Atomic uint64_t double_releases, dropped;
 uint64_t pw_findings_critical_ms; /* set by start() from options.critical_ms */
 
 static const char *const kind_names[PW_FINDING_KINDS] = {
-    [PW_FINDING_DOUBLE_RELEASE] = "double_release",
-    [PW_FINDING_WRONG_OBJECT] = "wrong_object",
-    [PW_FINDING_WRONG_FUNCTION] = "wrong_function",
-    [PW_FINDING_JNI_IN_CRITICAL] = "jni_in_critical",
-    [PW_FINDING_LONG_CRITICAL] = "long_critical",
-    [PW_FINDING_DOUBLE_DELETE] = "double_delete",
+    [PW_FINDING_DOUBLE_RELEASE] = "double_release", [PW_FINDING_WRONG_OBJECT] = "wrong_object",
+    [PW_FINDING_WRONG_FUNCTION] = "wrong_function", [PW_FINDING_JNI_IN_CRITICAL] = "jni_in_critical",
+    [PW_FINDING_LONG_CRITICAL] = "long_critical",   [PW_FINDING_DOUBLE_DELETE] = "double_delete",
     [PW_FINDING_LOCAL_LIMIT] = "local_limit",
 };
 

@@ -127,9 +127,10 @@ pw_late_frame_push(struct pw_thread *t, struct pw_method *m, void *ret)
         return false;
     if (!pw_return_slot_usable(&why)) {
         if (!atomic_load_explicit(&told, memory_order_relaxed) && !atomic_exchange(&told, true))
-            pw_log_warn("methods bound before the attach by RegisterNatives are not told apart by "
-                        "invocation (their pins stay held): %s",
-                        why);
+            pw_log_warn(
+                "methods bound before the attach by RegisterNatives are not told apart by "
+                "invocation (their pins stay held): %s",
+                why);
         return false;
     }
     /* A Get made as the native function's tail call returns straight to

@@ -126,7 +126,8 @@ natively_attached(struct pw_thread *t)
     if (PW_UNLIKELY(t->kind == PW_THREAD_UNKNOWN)) {
         jint frames = 0;
         jvmtiEnv *jvmti = pw_tracker_jvmti;
-        if (t->critical == 0 && jvmti != NULL && (*jvmti)->GetFrameCount(jvmti, NULL, &frames) != JVMTI_ERROR_NONE)
+        if (t->critical == 0 && jvmti != NULL &&
+            (*jvmti)->GetFrameCount(jvmti, NULL, &frames) != JVMTI_ERROR_NONE)
             frames = 0;
         t->kind = frames == 0 ? PW_THREAD_ATTACHED : PW_THREAD_JAVA;
     }
@@ -189,8 +190,10 @@ pw_refs_local_made(JNIEnv *env, struct pw_thread *t, uint32_t slot, jobject ref,
         pw_count_add(&pw_counts_of(&t->counts, stale->info.site)->freed, 1);
         pw_requests_ref_count(t, -1);
     }
-    struct pw_pin_info info = {
-        .site = site, .serial = t->local_depth, .t_ms = (uint32_t)pw_clock_ms(), .fn = PW_FN_REF_GLOBAL};
+    struct pw_pin_info info = {.site = site,
+                               .serial = t->local_depth,
+                               .t_ms = (uint32_t)pw_clock_ms(),
+                               .fn = PW_FN_REF_GLOBAL};
     if (PW_UNLIKELY(!pw_pin_table_insert(&t->locals, (uintptr_t)ref, &info))) {
         atomic_fetch_add_explicit(&lost, 1, memory_order_relaxed);
         pw_count_add(&c->freed, 1);

@@ -94,8 +94,7 @@ take_stack(struct pw_site *site, void *ret, bool bounded)
         uint32_t have = atomic_load_explicit(&site->stacks[i], memory_order_acquire);
         if (have == id)
             return;
-        if (have == PW_NO_STACK &&
-            atomic_compare_exchange_strong(&site->stacks[i], &have, id))
+        if (have == PW_NO_STACK && atomic_compare_exchange_strong(&site->stacks[i], &have, id))
             return;
         if (have == id)
             return;
@@ -110,7 +109,8 @@ first_sight(JNIEnv *env, struct pw_thread *t, uint32_t id, void *ret, bool bound
     struct pw_site *site = pw_site_get(id);
     if (id == PW_SITE_OVERFLOW)
         return;
-    if (pw_tracker_stack_depth > 0 && atomic_load_explicit(&site->stacks[0], memory_order_acquire) == PW_NO_STACK) {
+    if (pw_tracker_stack_depth > 0 &&
+        atomic_load_explicit(&site->stacks[0], memory_order_acquire) == PW_NO_STACK) {
         atomic_store_explicit(&site->sampled_ms, (uint32_t)pw_clock_ms(), memory_order_relaxed);
         take_stack(site, ret, bounded);
     }
@@ -142,8 +142,8 @@ sample(struct pw_thread *t, uint32_t id, void *ret, bool bounded)
  * counters for it (NULL while they could not be allocated, so that every
  * count meanwhile goes on to pw_counts_of and is tallied as lost). */
 static __attribute__((noinline)) const struct pw_site_cache_entry *
-site_missed(JNIEnv *env, struct pw_thread *t, struct pw_site_cache_entry *e, const struct pw_method *m, uint32_t fn,
-            void *ret, bool bounded)
+site_missed(JNIEnv *env, struct pw_thread *t, struct pw_site_cache_entry *e, const struct pw_method *m,
+            uint32_t fn, void *ret, bool bounded)
 {
     uint32_t site = pw_site_intern(m, fn, ret);
     pw_counts_of(&t->counts, site);
@@ -194,8 +194,8 @@ pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
 
 /* counts: this thread's counters for the site, or NULL to look them up. */
 static inline __attribute__((always_inline)) void
-acquire(struct pw_thread *t, struct pw_frame *f, uint32_t site, struct pw_counts *counts, bool suppressed, uint32_t fn,
-        const void *ptr, uint64_t size, jobject ref)
+acquire(struct pw_thread *t, struct pw_frame *f, uint32_t site, struct pw_counts *counts, bool suppressed,
+        uint32_t fn, const void *ptr, uint64_t size, jobject ref)
 {
     if (PW_UNLIKELY(!PW_KEY_IS_PIN((uintptr_t)ptr)))
         return; /* no JVM hands out such an address; the tables could not hold it */
@@ -228,7 +228,8 @@ pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *pt
 }
 
 __attribute__((always_inline)) inline void
-pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const void *ptr, uint64_t size, jobject ref)
+pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const void *ptr, uint64_t size,
+             jobject ref)
 {
     /* The top frame is found once: the stores in between would make the
      * compiler look for it again. */
@@ -320,7 +321,8 @@ static bool
 find_anywhere(struct pw_thread *t, uintptr_t key, struct pw_pin_info *info)
 {
     struct lookup l = {.key = key, .info = info};
-    return pw_pin_table_find(&t->pins, key, info) || pw_leak_table_find(key, info) || pw_threads_any(t, find_in, &l);
+    return pw_pin_table_find(&t->pins, key, info) || pw_leak_table_find(key, info) ||
+           pw_threads_any(t, find_in, &l);
 }
 
 /* Another thread's recent releases, read racily: a ring only its owner

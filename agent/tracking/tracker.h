@@ -30,8 +30,8 @@ PW_HIDDEN void pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn,
                                 jobject ref);
 
 /* Both at once, for a Get whose size does not depend on its site. */
-PW_HIDDEN void pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const void *ptr, uint64_t size,
-                            jobject ref);
+PW_HIDDEN void pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const void *ptr,
+                            uint64_t size, jobject ref);
 
 enum pw_release_action {
     PW_RELEASE_PASS,     /* give it to the JVM as the application made it */
@@ -41,8 +41,8 @@ enum pw_release_action {
 
 struct pw_release {
     enum pw_release_action action;
-    uint32_t fn;    /* the pin's acquire function (when found) */
-    uint32_t site;  /* the pin's site (when found) */
+    uint32_t fn;   /* the pin's acquire function (when found) */
+    uint32_t site; /* the pin's site (when found) */
     bool found;
     bool same_call; /* taken by the running invocation: ref is still valid */
     jobject ref;    /* the object the pin came from (when same_call) */
