@@ -1,4 +1,5 @@
 #include "clock.h"
+#include "threads.h"
 #include "log.h"
 
 #include <pthread.h>
@@ -89,23 +90,10 @@ pw_clock_start(bool attached)
 {
     clock_gettime(CLOCK_MONOTONIC, &started);
     process_age_at_start_ms = attached ? process_age_ms() : 0;
-    pthread_attr_t attr;
-    pthread_t thread;
-    sigset_t all, old;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    pthread_attr_setstacksize(&attr, 64 * 1024);
-    /* The JVM routes its signals (SIGQUIT, SIGTERM handlers) to its own
-     * threads; this one must never take them. */
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&thread, &attr, tick, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    pthread_attr_destroy(&attr);
+    int rc = pw_thread_spawn("pinwatch-clock", 64 * 1024, tick, NULL);
     if (rc != 0) {
         pw_log_warn("cannot start the clock thread (error %d); pin ages will read 0", rc);
         return false;
     }
-    pthread_setname_np(thread, "pinwatch-clock");
     return true;
 }

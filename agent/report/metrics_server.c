@@ -13,6 +13,7 @@
  * No figure is taken on an application thread: the scrape thread reads the
  * tables as a report does. */
 #include "metrics_server.h"
+#include "threads.h"
 #include "log.h"
 #include "metrics_http.h"
 #include "report.h"
@@ -252,23 +253,12 @@ pw_metrics_server_start(const struct pw_options *opts)
     }
     listen_fd = fd;
 
-    pthread_attr_t attr;
-    pthread_t thread;
-    sigset_t all, old;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    /* Signals are the JVM's: its handlers must not run on our thread. */
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&thread, &attr, server_thread, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    pthread_attr_destroy(&attr);
+    int rc = pw_thread_spawn("pinwatch-http", 0, server_thread, NULL);
     if (rc != 0) {
         pw_log_error("cannot serve metrics on %s: no thread (error %d); no metrics endpoint", where, rc);
         close(fd);
         listen_fd = -1;
         return false;
     }
-    pthread_setname_np(thread, "pinwatch-http");
     return true;
 }

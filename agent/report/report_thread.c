@@ -1,4 +1,5 @@
 #include "report_thread.h"
+#include "threads.h"
 #include "requests.h"
 #include "log.h"
 #include "methods.h"
@@ -94,22 +95,11 @@ bool
 pw_report_thread_start(const struct pw_options *opts)
 {
     options = opts;
-    pthread_attr_t attr;
-    pthread_t thread;
-    sigset_t all, old;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    /* Signals are the JVM's: its handlers must not run on our thread. */
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&thread, &attr, report_thread, NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    pthread_attr_destroy(&attr);
+    int rc = pw_thread_spawn("pinwatch", 0, report_thread, NULL);
     if (rc != 0) {
         pw_log_error("cannot start the report thread (error %d): no threshold or interval reports, no LEAK lines",
                      rc);
         return false;
     }
-    pthread_setname_np(thread, "pinwatch");
     return true;
 }
