@@ -445,6 +445,39 @@ site_cell(struct pw_buf *b, const struct pw_row *r)
     pw_buf_puts(b, "</td>");
 }
 
+/* Live pins of row r's (method, function, signature) in report d (NULL: none). */
+static uint64_t
+live_in(const struct pw_dump *d, const struct pw_row *r)
+{
+    uint64_t n = 0;
+    for (size_t j = 0; d != NULL && j < d->nrows; j++)
+        if (strcmp(d->rows[j].method, r->method) == 0 && strcmp(d->rows[j].function, r->function) == 0 &&
+            strcmp(d->rows[j].signature, r->signature) == 0)
+            n += d->rows[j].live;
+    return n;
+}
+
+/* The cells both leak tables share: method, function, live, live bytes,
+ * leaked, held and growth. */
+static void
+pin_row_cells(struct pw_buf *b, const struct pw_row *r, int64_t growth)
+{
+    char sg[32];
+    pw_buf_puts(b, "<td class=\"method\" title=\"");
+    esc(b, r->signature);
+    pw_buf_puts(b, "\">");
+    esc(b, r->method);
+    pw_buf_puts(b, "</td><td class=\"fn\">");
+    esc(b, r->function);
+    pw_buf_puts(b, "</td>");
+    num_cell(b, r->live);
+    num_cell(b, r->live_bytes);
+    num_cell(b, r->leaked);
+    num_cell(b, r->held);
+    pw_buf_printf(b, "<td class=\"num%s\" data-v=\"%" PRId64 "\">%s</td>", growth > 0 ? " up" : "", growth,
+                  pw_signed(growth, sg, sizeof(sg)));
+}
+
 static void
 leak_table(struct pw_buf *b, const struct pw_dumps *d)
 {
@@ -471,28 +504,10 @@ leak_table(struct pw_buf *b, const struct pw_dumps *d)
     for (size_t i = 0; i < n; i++) {
         const struct pw_row *r = rows[i];
         /* Growth across the file: the same row in the first report. */
-        uint64_t before = 0;
-        if (d->n > 1)
-            for (size_t j = 0; j < first->nrows; j++)
-                if (strcmp(first->rows[j].method, r->method) == 0 &&
-                    strcmp(first->rows[j].function, r->function) == 0 &&
-                    strcmp(first->rows[j].signature, r->signature) == 0)
-                    before += first->rows[j].live;
-        int64_t growth = (int64_t)r->live - (int64_t)before;
-        char sg[32], age[32];
-        pw_buf_puts(b, "<tr class=\"pw-row\"><td class=\"method\" title=\"");
-        esc(b, r->signature);
-        pw_buf_puts(b, "\">");
-        esc(b, r->method);
-        pw_buf_puts(b, "</td><td class=\"fn\">");
-        esc(b, r->function);
-        pw_buf_puts(b, "</td>");
-        num_cell(b, r->live);
-        num_cell(b, r->live_bytes);
-        num_cell(b, r->leaked);
-        num_cell(b, r->held);
-        pw_buf_printf(b, "<td class=\"num%s\" data-v=\"%" PRId64 "\">%s</td>", growth > 0 ? " up" : "", growth,
-                      pw_signed(growth, sg, sizeof(sg)));
+        uint64_t before = d->n > 1 ? live_in(first, r) : 0;
+        char age[32];
+        pw_buf_puts(b, "<tr class=\"pw-row\">");
+        pin_row_cells(b, r, (int64_t)r->live - (int64_t)before);
         num_cell(b, r->acquired);
         num_cell(b, r->released);
         pw_buf_printf(b, "<td class=\"num\" data-v=\"%" PRIu64 "\">%s</td>", r->oldest_age_ms,
@@ -823,17 +838,6 @@ fleet_rows_by_bytes(const void *a, const void *b)
     return c != 0 ? c : (x->proc->pid > y->proc->pid) - (x->proc->pid < y->proc->pid);
 }
 
-static uint64_t
-live_in(const struct pw_dump *d, const struct pw_row *r)
-{
-    uint64_t n = 0;
-    for (size_t j = 0; d != NULL && j < d->nrows; j++)
-        if (strcmp(d->rows[j].method, r->method) == 0 && strcmp(d->rows[j].function, r->function) == 0 &&
-            strcmp(d->rows[j].signature, r->signature) == 0)
-            n += d->rows[j].live;
-    return n;
-}
-
 static void
 jvm_cell(struct pw_buf *b, const struct pw_process *p)
 {
@@ -917,22 +921,9 @@ fleet_leak_table(struct pw_buf *b, const struct pw_fleet *f)
                 "<th data-type=\"str\">Taken at</th></tr></thead>\n<tbody>\n");
     for (size_t i = 0; i < n; i++) {
         const struct pw_row *r = rows[i].row;
-        char sg[32];
         pw_buf_puts(b, "<tr class=\"pw-row\">");
         jvm_cell(b, rows[i].proc);
-        pw_buf_puts(b, "<td class=\"method\" title=\"");
-        esc(b, r->signature);
-        pw_buf_puts(b, "\">");
-        esc(b, r->method);
-        pw_buf_puts(b, "</td><td class=\"fn\">");
-        esc(b, r->function);
-        pw_buf_puts(b, "</td>");
-        num_cell(b, r->live);
-        num_cell(b, r->live_bytes);
-        num_cell(b, r->leaked);
-        num_cell(b, r->held);
-        pw_buf_printf(b, "<td class=\"num%s\" data-v=\"%" PRId64 "\">%s</td>", rows[i].growth > 0 ? " up" : "",
-                      rows[i].growth, pw_signed(rows[i].growth, sg, sizeof(sg)));
+        pin_row_cells(b, r, rows[i].growth);
         num_cell(b, r->acquired);
         site_cell(b, r);
         pw_buf_puts(b, "</tr>\n");

@@ -76,20 +76,6 @@ by_row_key(const void *a, const void *b)
     return c;
 }
 
-static int
-by_live_bytes(const void *a, const void *b)
-{
-    const struct pw_snap_row *x = a, *y = b;
-    if (x->live_bytes != y->live_bytes)
-        return x->live_bytes < y->live_bytes ? 1 : -1;
-    if (x->live != y->live)
-        return x->live < y->live ? 1 : -1;
-    if (x->acquired != y->acquired)
-        return x->acquired < y->acquired ? 1 : -1;
-    int c = strcmp(x->method, y->method);
-    return c != 0 ? c : (int)x->fn - (int)y->fn;
-}
-
 /* References: the most live first, then the most made. */
 static int
 by_live(const void *a, const void *b)
@@ -101,6 +87,16 @@ by_live(const void *a, const void *b)
         return x->acquired < y->acquired ? 1 : -1;
     int c = strcmp(x->method, y->method);
     return c != 0 ? c : (int)x->fn - (int)y->fn;
+}
+
+/* Pins: the most live bytes first, then as references. */
+static int
+by_live_bytes(const void *a, const void *b)
+{
+    const struct pw_snap_row *x = a, *y = b;
+    if (x->live_bytes != y->live_bytes)
+        return x->live_bytes < y->live_bytes ? 1 : -1;
+    return by_live(a, b);
 }
 
 static size_t
