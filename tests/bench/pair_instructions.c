@@ -80,6 +80,15 @@ deallocate(jvmtiEnv *jvmti, unsigned char *mem)
     return JVMTI_ERROR_NONE;
 }
 
+/* The JNI version the hooks size the JVM's table from: JDK 17's. */
+static jint JNICALL
+get_env(JavaVM *vm, void **penv, jint version)
+{
+    (void)vm;
+    *penv = NULL;
+    return version <= JNI_VERSION_10 ? JNI_OK : JNI_EVERSION;
+}
+
 static void
 thread_ending(struct pw_thread *t)
 {
@@ -119,11 +128,16 @@ main(int argc, char **argv)
     const struct jvmtiInterface_1_ *jvmti_table = &jvmti_functions;
     jvmtiEnv *jvmti = (jvmtiEnv *)&jvmti_table;
 
+    struct JNIInvokeInterface_ vm_functions;
+    memset(&vm_functions, 0, sizeof(vm_functions));
+    vm_functions.GetEnv = get_env;
+    JavaVM vm_table = &vm_functions;
+
     JNIEnv table = &jvm_functions;
     if (!bare) {
         pw_requests_init(10000); /* the default threshold= */
         struct pw_thread *t;
-        if (!pw_threads_init(thread_ending) || !pw_jni_hooks_install(jvmti) || (t = pw_thread_self()) == NULL) {
+        if (!pw_threads_init(thread_ending) || !pw_jni_hooks_install(jvmti, &vm_table) || (t = pw_thread_self()) == NULL) {
             fprintf(stderr, "pair_instructions: the hooks could not be set up\n");
             return 1;
         }
