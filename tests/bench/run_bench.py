@@ -59,8 +59,7 @@ LZ4_JAR = '/usr/share/java/lz4-java.jar'
 LZ4_JNI_DIR = '/usr/lib/%s/jni' % (sysconfig.get_config_var('MULTIARCH') or 'x86_64-linux-gnu')
 MAIN_CLASS = 'pinwatch.bench.Bench'
 JVM_TIMEOUT = 300  # seconds for one JVM: a hang ends the run, not the machine's afternoon
-DEFAULT_JDKS = [('jdk17', '/usr/lib/jvm/java-17-openjdk-amd64'),
-                ('jdk25', '/usr/lib/jvm/temurin-25-jdk-amd64')]
+JDK17_HOME = '/usr/lib/jvm/java-17-openjdk-amd64'
 
 CONFIGS = ['bare', 'defaults', 'stack16', 'checkjni', 'refsoff']
 PAIRS = [('long4', 'GetLongArrayElements long[4]'),
@@ -506,16 +505,28 @@ def jdk_version(jdk):
 
 
 def jdk_homes_from_build(build):
-    """jdk17_home and jdk25_home as configured in the build directory."""
-    homes = dict(DEFAULT_JDKS)
+    """jdk17_home and temurin_home as configured in the build directory
+    (temurin_home `auto`: the newest Temurin, as the build finds it)."""
+    jdk17, temurin = JDK17_HOME, 'auto'
     try:
         with open(os.path.join(build, 'meson-info', 'intro-buildoptions.json')) as f:
             for opt in json.load(f):
-                if opt['name'] in ('jdk17_home', 'jdk25_home'):
-                    homes[opt['name'][:-5]] = opt['value']
+                if opt['name'] == 'jdk17_home':
+                    jdk17 = opt['value']
+                elif opt['name'] == 'temurin_home':
+                    temurin = opt['value']
     except (OSError, ValueError, KeyError):
         pass
-    return list(homes.items())
+    homes = [('jdk17', jdk17)]
+    if temurin == 'auto':
+        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        import find_temurin
+        found = find_temurin.find()
+        if found:
+            homes.append(found)
+    elif temurin:
+        homes.append(('temurin', temurin))
+    return homes
 
 
 def parse_args():
@@ -525,7 +536,7 @@ def parse_args():
     ap.add_argument('--lib', help='libpwbench.so')
     ap.add_argument('--jar', help='pwbench.jar')
     ap.add_argument('--jdk-home', action='append', default=[], metavar='NAME=HOME',
-                    help='a JDK to run on (repeatable; default: the build\'s jdk17_home and jdk25_home)')
+                    help='a JDK to run on (repeatable; default: the build\'s jdk17_home and temurin_home)')
     ap.add_argument('--jdk', action='append', default=[], metavar='NAME', help='run on this JDK only (repeatable)')
     ap.add_argument('--quick', action='store_true', help='3 rounds, shorter trials, 1 leak round (~1 min)')
     ap.add_argument('--rounds', type=int, help='interleaved rounds (default 7, --quick 3)')
@@ -549,7 +560,7 @@ def parse_args():
             ap.error('%s not found: %s (build first: ninja -C BUILD)' % (n, path))
         setattr(opts, n, path)
     pairs = [tuple(s.split('=', 1)) for s in opts.jdk_home] if opts.jdk_home else \
-        jdk_homes_from_build(opts.build) if opts.build else DEFAULT_JDKS
+        jdk_homes_from_build(opts.build or '')
     opts.jdks = [(n, h) for n, h in pairs if not opts.jdk or n in opts.jdk]
     if not opts.jdks:
         ap.error('no JDK left after --jdk %s' % ' '.join(opts.jdk))
