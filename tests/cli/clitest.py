@@ -95,13 +95,51 @@ class Ctx:
     def path(self, name):
         return os.path.join(self.tmp, name)
 
-    def pw(self, *args, timeout=30, env=None, preexec=None, prog=None):
+    def as_nobody(self, argv, needs):
+        """argv run as nobody (uid and gid 65534) by setpriv.  When a path in
+        NEEDS lies under a directory other users cannot enter (a checkout under
+        root's 0700 home, say), the command runs in a private mount namespace
+        where that directory is an empty 0755 tmpfs with just the needed
+        subtree bound back at its own path: the JVM sees the same absolute
+        paths (the Debian 13 JDKs' loader is named by one), and nothing on the
+        machine changes, so nothing is left to undo."""
+        blocked = {}
+        for need in needs:
+            found = blocked_ancestor(need)
+            if found:
+                blocked.setdefault(found[0], set()).add(found[1])
+        setpriv = shutil.which('setpriv', path='/usr/bin:/bin') or '/usr/bin/setpriv'
+        drop = [setpriv, '--reuid=65534', '--regid=65534', '--clear-groups', '--']
+        if not blocked:
+            return drop + list(argv)
+        stage = tempfile.mkdtemp(prefix='expose-', dir=self.tmp)
+        q = shlex_quote
+        steps, moves = ['set -e'], []
+        for i, (top, children) in enumerate(sorted(blocked.items())):
+            for j, child in enumerate(sorted(children)):
+                slot = os.path.join(stage, '%d-%d' % (i, j))
+                steps.append('/bin/mkdir %s && /bin/mount --bind %s %s' % (q(slot), q(child), q(slot)))
+                moves.append('/bin/mkdir -p %s && /bin/mount --move %s %s' % (q(child), q(slot), q(child)))
+            steps.append('/bin/mount -t tmpfs -o mode=0755 pwexpose %s' % q(top))
+        script = '\n'.join(steps + moves + ['exec "$@"'])
+        unshare = shutil.which('unshare', path='/usr/bin:/bin') or '/usr/bin/unshare'
+        return [unshare, '--mount', '--propagation', 'private', '/bin/sh', '-c', script, 'sh'] + drop + list(argv)
+
+    def nobody_needs(self):
+        """What a program run as nobody must reach: the JDK, and under qemu the
+        arm64 tree and the launchers in the build dir."""
+        needs = [self.java] if self.o.jdk_home else []
+        if QEMU_ROOT:
+            needs += [QEMU_ROOT, self.o.builddir]
+        return needs
+
+    def pw(self, *args, timeout=30, env=None, prog=None):
         """Runs pinwatch; returns (status, stdout, stderr)."""
         timeout *= TIME_SCALE
         argv = [prog or self.o.pinwatch] + [str(a) for a in args]
         try:
             p = subprocess.run(argv, env=env or self.env, stdin=subprocess.DEVNULL, capture_output=True,
-                               text=True, timeout=timeout, preexec_fn=preexec)
+                               text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             raise Fail('%s: no answer within %d s' % (' '.join(argv), timeout))
         self.log.append('$ %s\n[status %d]\n%s%s' % (' '.join(argv), p.returncode, p.stdout[-3000:],
@@ -143,13 +181,13 @@ class Ctx:
 class Jvm:
     """The driver JVM, directly or under `pinwatch run`, fed commands on stdin."""
 
-    def __init__(self, ctx, argv, preexec=None, cwd=None):
+    def __init__(self, ctx, argv, cwd=None):
         self.ctx = ctx
         self.argv = argv
         self.err_path = ctx.path('jvm-%d.err' % len(ctx.jvms))
         self.err = open(self.err_path, 'w')
         self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.err,
-                                  env=ctx.env, text=True, bufsize=1, preexec_fn=preexec, cwd=cwd)
+                                  env=ctx.env, text=True, bufsize=1, cwd=cwd)
         ctx.jvms.append(self)
         self.out = []
         # A thread reads stdout: select() on a buffered pipe misses lines
@@ -640,20 +678,15 @@ def case_bad_input(ctx):
             one_line_error(status, out, err, r'process %d is not a HotSpot JVM' % sleeper.pid, want_status=1)
         time.sleep(0.2)
         expect(sleeper.poll() is None, 'pinwatch killed the non-JVM process %d', sleeper.pid)
-        if os.geteuid() == 0:
-            def as_nobody():
-                os.setgid(65534)
-                os.setgroups([])
-                os.setuid(65534)
-            target = sleeper.pid
-        else:
-            as_nobody = None
-            target = 1
         # A copy nobody can run, wherever the build dir is.
         prog = ctx.path('pinwatch')
         shutil.copy(ctx.o.pinwatch, prog)
         for cmd in ('attach', 'dump'):
-            status, out, err = ctx.pw(cmd, target, preexec=as_nobody, prog=prog)
+            if os.geteuid() == 0:
+                argv = ctx.as_nobody([prog, cmd, sleeper.pid], ctx.nobody_needs())
+            else:
+                argv = [prog, cmd, 1]
+            status, out, err = ctx.pw(*argv[1:], prog=argv[0])
             one_line_error(status, out, err, r'permission denied', want_status=1)
     finally:
         sleeper.kill()
@@ -975,6 +1008,9 @@ def case_report(ctx):
            len(live_refs), source.count('<tr class="pw-ref">'))
 
     if not os.access(CHROMIUM, os.X_OK):
+        # .ci/run installs it: under CI its absence is a broken set-up.
+        if os.environ.get('CI'):
+            raise Fail('%s not installed (Debian package chromium): .ci/run installs it' % CHROMIUM)
         raise Skip('%s not installed (Debian package chromium): the page was not rendered' % CHROMIUM)
     dom = Dom()
     dom.feed(chromium(ctx, '--dump-dom', 'file://' + page))
@@ -1033,12 +1069,9 @@ def case_attach_as_root(ctx):
     os.chmod(shared, 0o1777)
     report = os.path.join(shared, 'nobody.jsonl')
 
-    def as_nobody():
-        os.setgid(65534)
-        os.setgroups([])
-        os.setuid(65534)
     classpath, libpath, agent = ctx.world_readable_copy()
-    jvm = Jvm(ctx, ctx.java_argv(classpath=classpath, libpath=libpath), preexec=as_nobody, cwd='/')
+    jvm = Jvm(ctx, ctx.as_nobody(ctx.java_argv(classpath=classpath, libpath=libpath), ctx.nobody_needs()),
+              cwd='/')
     status, out, err = ctx.pw('attach', jvm.pid, '--agent', agent, '--format', 'json', '--file', report)
     expect(status == 0, 'attach to a JVM of nobody: %d %s', status, err)
     jvm.send('keep 4')
@@ -1084,6 +1117,18 @@ def case_attach_as_root(ctx):
     expect_figures(d, 1, 5)
     jvm.send('exit 0')
     expect(jvm.finish() == 0, 'containerised JVM failed: %s', jvm.stderr())
+
+
+def blocked_ancestor(path):
+    """(D, C): the first directory D on PATH's way down from / that other
+    users cannot enter, and its child C on that way; None when there is none."""
+    path = os.path.realpath(path)
+    here = '/'
+    for part in [p for p in path.split('/') if p]:
+        if not os.stat(here).st_mode & 0o001:
+            return here, os.path.join(here, part)
+        here = os.path.join(here, part)
+    return None
 
 
 def geteuid_is_root():
