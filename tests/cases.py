@@ -1440,6 +1440,38 @@ def _expect_java_stack(ctx, what, site, want):
 MAIN_SIG = '([Ljava/lang/String;)V'
 
 
+RACE_ROUNDS = 100000
+
+
+def case_release_race(ctx):
+    """The owner of a pin and a second thread release it at the same moment,
+    100000 times: one release reaches the JVM (a second would free the copy
+    twice and abort the JVM), the other is one double_release, every time."""
+    report = ctx.report_path()
+    run = ctx.run_java('RaceRelease', [str(RACE_ROUNDS)], may_crash=True)
+    expect('DONE %d' % RACE_ROUNDS in run.stdout, 'the fixture did not finish its %d rounds', RACE_ROUNDS)
+    _, last = load_report(report, extended=True)
+    expect_row(last, 'RaceRelease.race', 'GetLongArrayElements', '([JI)I',
+               acquired=RACE_ROUNDS, released=RACE_ROUNDS, live=0, live_bytes=0, leaked=0)
+    found = [f for f in _findings(last)
+             if (f['kind'], f['method']) == ('double_release', 'pinwatch.fixtures.RaceRelease.race')]
+    counted = sum(f['count'] for f in found)
+    expect(counted == RACE_ROUNDS, 'double_release findings of RaceRelease.race: %d, expected %d',
+           counted, RACE_ROUNDS)
+    t = last['totals']
+    expect((t['double_releases'], t['unmatched_releases']) == (RACE_ROUNDS, 0),
+           'totals (double_releases, unmatched_releases) expected (%d, 0), got (%d, %d)',
+           RACE_ROUNDS, t['double_releases'], t['unmatched_releases'])
+    # Which of the two lost, by the call site of the dropped release.
+    losers = {}
+    for f in found:
+        for site in f['sites']:
+            if site.get('role') == 'call' and site.get('frames'):
+                losers[site['frames'][0].get('symbol', '?')] = f['count']
+    print('%d rounds: one release each passed on, one double_release each; lost by %s'
+          % (RACE_ROUNDS, losers or 'one call site'))
+
+
 def case_stacks(ctx):
     report = ctx.report_path()
     ctx.run_java('Stacks')
@@ -1806,6 +1838,7 @@ CASES = {
     'newer-jni': case_newer_jni,
     'virtual-threads': case_virtual_threads,
     'double-release-safe': case_double_release_safe,
+    'release-race': case_release_race,
     'stacks': case_stacks,
     'collapsed': case_collapsed,
     'refs': case_refs,

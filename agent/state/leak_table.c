@@ -146,7 +146,7 @@ delete_at(struct shard *s, size_t i)
 }
 
 static bool
-lookup(uintptr_t key, struct pw_pin_info *out, bool remove)
+lookup(uintptr_t key, struct pw_pin_info *out, bool remove, struct pw_recent_release *note)
 {
     uint64_t h = hash_key(key);
     struct shard *s = shard_of(h);
@@ -157,10 +157,15 @@ lookup(uintptr_t key, struct pw_pin_info *out, bool remove)
             if (s->slots[i].key == PW_KEY_EMPTY)
                 break;
             if (s->slots[i].key == key) {
+                struct pw_pin_info info;
+                unpack(&s->slots[i], &info);
                 if (out != NULL)
-                    unpack(&s->slots[i], out);
-                if (remove)
+                    *out = info;
+                if (remove) {
                     delete_at(s, i);
+                    if (note != NULL)
+                        *note = (struct pw_recent_release){.ptr = key, .site = info.site};
+                }
                 found = true;
                 break;
             }
@@ -171,15 +176,15 @@ lookup(uintptr_t key, struct pw_pin_info *out, bool remove)
 }
 
 bool
-pw_leak_table_remove(uintptr_t key, struct pw_pin_info *out)
+pw_leak_table_remove(uintptr_t key, struct pw_pin_info *out, struct pw_recent_release *note)
 {
-    return lookup(key, out, true);
+    return lookup(key, out, true, note);
 }
 
 bool
 pw_leak_table_find(uintptr_t key, struct pw_pin_info *out)
 {
-    return lookup(key, out, false);
+    return lookup(key, out, false, NULL);
 }
 
 void

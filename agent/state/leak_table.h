@@ -12,7 +12,11 @@
 #include "pin_table.h"
 
 PW_HIDDEN bool pw_leak_table_insert(uintptr_t key, const struct pw_pin_info *info);
-PW_HIDDEN bool pw_leak_table_remove(uintptr_t key, struct pw_pin_info *out);
+/* Removes a leaked pin.  When it does and note is not NULL, note gets the
+ * release (key, site) before the shard's lock is let go, as in
+ * pw_pin_table_remove_remote: a second release of the pin, which takes the
+ * same lock to look, then finds it. */
+PW_HIDDEN bool pw_leak_table_remove(uintptr_t key, struct pw_pin_info *out, struct pw_recent_release *note);
 PW_HIDDEN bool pw_leak_table_find(uintptr_t key, struct pw_pin_info *out);
 
 /* Calls fn for every leaked pin, one shard locked at a time; fn's result

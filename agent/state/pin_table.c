@@ -103,13 +103,13 @@ pw_pin_table_make_room(struct pw_pin_table *tab)
     return ok;
 }
 
-/* Removal protocol.  The owner removes with a plain load and store: a
- * locked instruction here would cost as much as the rest of a release.
- * Another thread removes in two steps, key -> BUSY -> TOMB, both by
- * compare-and-swap; if the owner's store lands between them (both released
- * the same pin at once) the second swap fails and the other thread backs
- * off, so a pin is never removed twice.  Fields are read while the slot is
- * still ours; the owner reuses a slot only once it reads TOMB. */
+/* Removal protocol.  The owner removes with one compare-and-swap, key ->
+ * TOMB.  Another thread removes in two steps, key -> BUSY -> TOMB, both by
+ * compare-and-swap, reading the fields in between; if the owner's swap lands
+ * between them (both released the same pin at once) the second one fails and
+ * the other thread backs off, and if the other thread's first swap lands
+ * before the owner's, the owner's fails.  So a pin is never removed twice.
+ * The owner reuses a slot only once it reads TOMB. */
 
 static bool
 take_remote(struct pw_pin_slot *s, uintptr_t key, struct pw_pin_info *out)
@@ -146,9 +146,11 @@ pw_pin_table_slot(struct pw_pin_table *tab, uintptr_t key)
 const struct pw_pin_slot *
 pw_pin_table_take(struct pw_pin_table *tab, uintptr_t key)
 {
-    struct pw_pin_slot *s = pw_pin_table_slot(tab, key);
-    if (s != NULL)
-        pw_pin_table_take_slot(s);
+    struct pw_pin_slot *s;
+    /* A slot another thread took meanwhile now reads BUSY or TOMB: the next
+     * look finds the next pin with this key, if there is one. */
+    while ((s = pw_pin_table_slot(tab, key)) != NULL && !pw_pin_table_take_slot(s, key))
+        ;
     return s;
 }
 
@@ -169,26 +171,36 @@ pw_pin_table_find(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info *o
     }
 }
 
-bool
-pw_pin_table_remove_remote(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info *out)
+static bool
+remove_locked(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info *out)
 {
-    bool found = false;
-    pw_pin_table_lock(tab);
-    if (tab->slots != NULL) {
-        uint32_t i = slot_of(tab, key);
-        for (uint32_t n = 0; n <= tab->mask; n++) {
-            struct pw_pin_slot *s = &tab->slots[i];
-            uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
-            if (k == PW_KEY_EMPTY)
-                break;
-            if (k == key && take_remote(s, key, out)) {
-                found = true;
-                break;
-            }
-            i = (i + 1) & tab->mask;
-        }
+    if (tab->slots == NULL)
+        return false;
+    uint32_t i = slot_of(tab, key);
+    for (uint32_t n = 0; n <= tab->mask; n++) {
+        struct pw_pin_slot *s = &tab->slots[i];
+        uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
+        if (k == PW_KEY_EMPTY)
+            return false;
+        if (k == key && take_remote(s, key, out))
+            return true;
+        i = (i + 1) & tab->mask;
     }
+    return false;
+}
+
+bool
+pw_pin_table_remove_remote(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info *out,
+                           struct pw_recent_release *note)
+{
+    struct pw_pin_info info;
+    pw_pin_table_lock(tab);
+    bool found = remove_locked(tab, key, &info);
+    if (found && note != NULL)
+        *note = (struct pw_recent_release){.ptr = key, .site = info.site};
     pw_pin_table_unlock(tab);
+    if (found && out != NULL)
+        *out = info;
     return found;
 }
 

@@ -2,8 +2,9 @@
  * native method invocation is still running ("held").
  *
  * Only the owning thread inserts.  Removal is by compare-and-swap on the key,
- * so that a thread releasing a pin another thread took can remove it too
- * (under the table's lock, which the owner takes only to grow the table).
+ * by the owner and by a thread releasing a pin another thread took (that one
+ * under the table's lock, which the owner takes only to grow the table), so
+ * that of two releases of one pin racing each other exactly one takes it.
  * Keys are pin addresses; one address may be live more than once, so this is
  * a multiset: GetPrimitiveArrayCritical returns the array's own storage
  * (src/hotspot/share/prims/jni.cpp jni_GetPrimitiveArrayCritical: no copy),
@@ -34,6 +35,12 @@ struct pw_pin_info {
     uint8_t fn;      /* the site's acquire function, kept here so that a
                         release need not read the shared site table */
     bool suppressed; /* likewise the site's suppression */
+};
+
+/* One release as a thread's ring of recent releases keeps it (thread_state.h). */
+struct pw_recent_release {
+    uintptr_t ptr;
+    uint32_t site;
 };
 
 struct pw_pin_slot {
@@ -100,18 +107,30 @@ PW_HIDDEN const struct pw_pin_slot *pw_pin_table_take(struct pw_pin_table *tab, 
  * look at the pin before deciding to take it. */
 PW_HIDDEN struct pw_pin_slot *pw_pin_table_slot(struct pw_pin_table *tab, uintptr_t key);
 
-static inline void
-pw_pin_table_take_slot(struct pw_pin_slot *s)
+/* Owner only: removes the pin in slot s, whose key was read as key.  False
+ * when another thread took it since (both released it at once: this release
+ * is the second).  A compare-and-swap, not a store: with a plain store the
+ * other thread's two swaps could both land between the owner's load and its
+ * store, and both releases would count and reach the JVM.  Its cost on the
+ * long[4] pair is in README ("Exact under racing releases").  Stores before
+ * it (the release ring) are seen by any thread that sees the slot taken. */
+static inline bool
+pw_pin_table_take_slot(struct pw_pin_slot *s, uintptr_t key)
 {
     /* Only the owner reuses a TOMB slot: the fields stay readable. */
-    atomic_store_explicit(&s->key, PW_KEY_TOMB, memory_order_release);
+    return atomic_compare_exchange_strong_explicit(&s->key, &key, PW_KEY_TOMB, memory_order_release,
+                                                   memory_order_relaxed);
 }
 
 /* Owner only: the info of one live pin with this key, not removed. */
 PW_HIDDEN bool pw_pin_table_find(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info *out);
 
-/* Any thread: removes one pin with this key from another thread's table. */
-PW_HIDDEN bool pw_pin_table_remove_remote(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info *out);
+/* Any thread: removes one pin with this key from another thread's table,
+ * under the table's lock.  When it does and note is not NULL, note gets the
+ * release (key, site) before the lock is let go: a thread that then finds
+ * the pin gone, and waits on the lock first, sees it (tracking/tracker.c). */
+PW_HIDDEN bool pw_pin_table_remove_remote(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info *out,
+                                          struct pw_recent_release *note);
 
 /* Calls fn for every pin (the caller holds the lock or owns the table); a
  * pin for which fn returns true is removed. */

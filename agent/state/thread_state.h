@@ -27,14 +27,9 @@ struct pw_frame {
 #define PW_SITE_CACHE_BITS 6
 #define PW_SITE_CACHE (1 << PW_SITE_CACHE_BITS)
 
-/* Recently released pins, newest last: what tells a double release from a
- * release of a pointer never seen. */
+/* Recently released pins, newest last (struct pw_recent_release): what
+ * tells a double release from a release of a pointer never seen. */
 #define PW_RECENT_RELEASES 256
-
-struct pw_recent_release {
-    uintptr_t ptr;
-    uint32_t site;
-};
 
 /* References (refs=on).  Local frames pushed inside a native method
  * invocation, innermost last: the invocation's local count when pushed. */

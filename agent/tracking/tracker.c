@@ -249,21 +249,54 @@ is_critical(uint32_t fn)
  * lets the compiler drop the critical branch.  The fields are read first:
  * the counters' stores would make the compiler read them again. */
 static inline __attribute__((always_inline)) void
-counted_release(struct pw_thread *t, uintptr_t key, const struct pw_pin_info *info, uint32_t fn, void *call)
+counted_release(struct pw_thread *t, const struct pw_pin_info *info, uint32_t fn, void *call)
 {
     uint32_t site = info->site, t_ms = info->t_ms;
     bool suppressed = info->suppressed;
     pw_count_add(&pw_counts_of(&t->counts, site)->released, 1);
     if (PW_LIKELY(!suppressed))
         pw_requests_count(t, -1);
-    struct pw_recent_release *r = &t->recent[t->recent_next++ % PW_RECENT_RELEASES];
-    r->ptr = key;
-    r->site = site;
     if (PW_UNLIKELY(is_critical(fn))) {
         uint32_t held = (uint32_t)pw_clock_ms() - t_ms;
         if (PW_UNLIKELY(held > 0 && held < UINT32_MAX / 2))
             pw_finding_critical_held(site, call, held);
     }
+}
+
+/* The next entry of this thread's ring of recent releases, where a second
+ * release of a pin that finds it nowhere else learns it was released.  An
+ * entry must be there before the pin can be seen gone: the owner writes it
+ * before its swap takes the pin (note_release), a thread taking a pin from
+ * another thread's table or the leak table has the table write it before it
+ * lets go of the lock (remove_elsewhere), and an owner that finds its pin gone
+ * waits on its table's lock once (pw_track_release).  So of two releases
+ * racing for one pin, the loser always finds the winner's entry. */
+static inline struct pw_recent_release *
+next_note(struct pw_thread *t)
+{
+    return &t->recent[t->recent_next % PW_RECENT_RELEASES];
+}
+
+static inline __attribute__((always_inline)) void
+note_release(struct pw_thread *t, uintptr_t key, uint32_t site)
+{
+    *next_note(t) = (struct pw_recent_release){.ptr = key, .site = site};
+    t->recent_next++;
+}
+
+/* The owner's take of a pin of its own table, noted first (note_release):
+ * the slot, or NULL when no pin with this key is left. */
+static const struct pw_pin_slot *
+take_own(struct pw_thread *t, uintptr_t key)
+{
+    struct pw_pin_slot *s;
+    while ((s = pw_pin_table_slot(&t->pins, key)) != NULL) {
+        note_release(t, key, s->info.site);
+        if (pw_pin_table_take_slot(s, key))
+            return s;
+        /* Another thread took that one meanwhile; look for the next. */
+    }
+    return NULL;
 }
 
 static void
@@ -282,6 +315,7 @@ frame_released(struct pw_thread *t, uint32_t serial)
 }
 
 struct lookup {
+    struct pw_thread *self;
     uintptr_t key;
     struct pw_pin_info *info;
     uint32_t *site;
@@ -291,7 +325,7 @@ static bool
 remove_from(struct pw_thread *o, void *arg)
 {
     struct lookup *l = arg;
-    return pw_pin_table_remove_remote(&o->pins, l->key, l->info);
+    return pw_pin_table_remove_remote(&o->pins, l->key, l->info, next_note(l->self));
 }
 
 /* Finds a pin this thread does not hold.  Pins only ever move from a
@@ -301,9 +335,13 @@ remove_from(struct pw_thread *o, void *arg)
 static bool
 remove_elsewhere(struct pw_thread *self, uintptr_t key, struct pw_pin_info *info)
 {
-    struct lookup l = {.key = key, .info = info};
-    return pw_leak_table_remove(key, info) || pw_threads_any(self, remove_from, &l) ||
-           pw_leak_table_remove(key, info);
+    struct lookup l = {.self = self, .key = key, .info = info};
+    struct pw_recent_release *note = next_note(self);
+    bool found = pw_leak_table_remove(key, info, note) || pw_threads_any(self, remove_from, &l) ||
+                 pw_leak_table_remove(key, info, note);
+    if (found)
+        self->recent_next++; /* the entry the table wrote */
+    return found;
 }
 
 /* Another thread's pin, read under that thread's lock, not taken out. */
@@ -320,7 +358,7 @@ find_in(struct pw_thread *o, void *arg)
 static bool
 find_anywhere(struct pw_thread *t, uintptr_t key, struct pw_pin_info *info)
 {
-    struct lookup l = {.key = key, .info = info};
+    struct lookup l = {.self = t, .key = key, .info = info};
     return pw_pin_table_find(&t->pins, key, info) || pw_leak_table_find(key, info) ||
            pw_threads_any(t, find_in, &l);
 }
@@ -352,7 +390,7 @@ released_before(struct pw_thread *t, uintptr_t key, uint32_t *site)
             return true;
         }
     }
-    struct lookup l = {.key = key, .site = site};
+    struct lookup l = {.self = t, .key = key, .site = site};
     return pw_threads_any(t, released_by, &l);
 }
 
@@ -377,8 +415,10 @@ pw_track_release_own(struct pw_thread *t, uint32_t fn, const void *ptr, jint mod
     if (PW_UNLIKELY(slot == NULL || top == NULL || slot->info.serial != top->serial || slot->info.fn != fn ||
                     slot->info.ref != obj))
         return false;
-    pw_pin_table_take_slot(slot);
-    counted_release(t, key, &slot->info, fn, call);
+    note_release(t, key, slot->info.site);
+    if (PW_UNLIKELY(!pw_pin_table_take_slot(slot, key)))
+        return false; /* another thread released it meanwhile: pw_track_release says so */
+    counted_release(t, &slot->info, fn, call);
     if (top->live > 0)
         top->live--;
     return true;
@@ -403,11 +443,11 @@ pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, v
             found(&r, &info);
             pw_count_add(&pw_counts_of(&t->counts, info.site)->commits, 1);
         }
-    } else if (PW_LIKELY((slot = pw_pin_table_take(&t->pins, key)) != NULL)) {
+    } else if (PW_LIKELY((slot = take_own(t, key)) != NULL)) {
         found(&r, &slot->info);
         struct pw_frame *top = pw_thread_top(t);
         r.same_call = top != NULL && slot->info.serial == top->serial;
-        counted_release(t, key, &slot->info, slot->info.fn, call);
+        counted_release(t, &slot->info, slot->info.fn, call);
         if (r.same_call) {
             if (top->live > 0)
                 top->live--;
@@ -416,9 +456,14 @@ pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, v
         }
     } else if (remove_elsewhere(t, key, &info)) {
         found(&r, &info);
-        counted_release(t, key, &info, info.fn, call);
+        counted_release(t, &info, info.fn, call);
     } else {
         uint32_t site = 0;
+        /* Another thread may be removing this very pin from this thread's
+         * table right now: its ring entry is written before it lets go of
+         * the lock (remove_from), so wait for the lock once. */
+        pw_pin_table_lock(&t->pins);
+        pw_pin_table_unlock(&t->pins);
         /* Dropping a critical release wrongly would leave the GC locked
          * for good: only when every pin since start is in the books. */
         bool sure = !is_critical(fn) || (!pw_tracker_attached_late && pw_count_read(&t->counts.lost) == 0);

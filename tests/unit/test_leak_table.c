@@ -67,7 +67,7 @@ test_basic(void)
     enum { N = 100000 };
     CHECK(pw_leak_table_memory() == 0, "memory before any leak: %zu", pw_leak_table_memory());
     struct pw_pin_info out;
-    CHECK(!pw_leak_table_find(key_of(0), &out) && !pw_leak_table_remove(key_of(0), &out), "an empty table found");
+    CHECK(!pw_leak_table_find(key_of(0), &out) && !pw_leak_table_remove(key_of(0), &out, NULL), "an empty table found");
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < N; i++) {
         struct pw_pin_info in = info_of(i);
@@ -92,7 +92,7 @@ test_basic(void)
     for (uint32_t i = 0; i < N; i++) {
         if (i % 3 == 0)
             continue;
-        CHECK(pw_leak_table_remove(key_of(i), &out), "remove %u", i);
+        CHECK(pw_leak_table_remove(key_of(i), &out, NULL), "remove %u", i);
         check_found(i, &out);
         CHECK(!pw_leak_table_find(key_of(i), &out), "%u found after its removal", i);
         bytes -= info_of(i).size;
@@ -106,7 +106,7 @@ test_basic(void)
           (unsigned long long)t.pins, (unsigned long long)t.bytes, (N + 2) / 3, (unsigned long long)bytes);
     CHECK(pw_leak_table_memory() == mem, "the table shrank or grew on removal");
     for (uint32_t i = 0; i < N; i += 3)
-        CHECK(pw_leak_table_remove(key_of(i), &out), "remove %u", i);
+        CHECK(pw_leak_table_remove(key_of(i), &out, NULL), "remove %u", i);
     CHECK(tally().pins == 0, "leaks left");
 }
 
@@ -117,14 +117,14 @@ test_packing(void)
     struct pw_pin_info in = info_of(3), out;
     in.size = UINT64_C(1) << 45;
     CHECK(pw_leak_table_insert(key_of(1u << 30), &in), "insert");
-    CHECK(pw_leak_table_remove(key_of(1u << 30), &out), "remove");
+    CHECK(pw_leak_table_remove(key_of(1u << 30), &out, NULL), "remove");
     CHECK(out.size == (UINT64_C(1) << 40) - 1 && out.site == in.site, "size %llu site %u",
           (unsigned long long)out.size, out.site);
     /* One address leaked twice (a buffer handed out again and leaked again). */
     in = info_of(4);
     CHECK(pw_leak_table_insert(key_of(5), &in) && pw_leak_table_insert(key_of(5), &in), "insert twice");
-    CHECK(pw_leak_table_remove(key_of(5), &out) && pw_leak_table_remove(key_of(5), &out), "remove twice");
-    CHECK(!pw_leak_table_remove(key_of(5), &out), "removed a third time");
+    CHECK(pw_leak_table_remove(key_of(5), &out, NULL) && pw_leak_table_remove(key_of(5), &out, NULL), "remove twice");
+    CHECK(!pw_leak_table_remove(key_of(5), &out, NULL), "removed a third time");
 }
 
 enum { THREADS = 4, PER_THREAD = 50000 };
@@ -139,7 +139,7 @@ worker(void *arg)
         CHECK(pw_leak_table_insert(key_of(base + i), &in), "insert %u", base + i);
         /* Release every other one at once, late releases of leaks. */
         if (i % 2 == 1)
-            CHECK(pw_leak_table_remove(key_of(base + i - 1), &out) && out.size == info_of(base + i - 1).size,
+            CHECK(pw_leak_table_remove(key_of(base + i - 1), &out, NULL) && out.size == info_of(base + i - 1).size,
                   "remove %u", base + i - 1);
     }
     return NULL;
