@@ -1810,6 +1810,140 @@ def case_refs_late_attach(ctx):
            'double_delete findings: expected one of late()\'s references, got %s', doubles)
 
 
+# The text report's reference rows (report_text.c): suspects by growth.
+TEXT_REF_ROW = re.compile(r'^\s+(\d+)\s+(\d+)\s+(\d+)\s+\S+\s+\d+(?:\s+([+-]\d+))?\s+(global|weak|local)\s+(\S+)'
+                          r'\s+([^\s(]+)\(')
+TEXT_NOT_SUSPECTS = re.compile(r"^    not suspects: (\d+) rows? holding (\d+) live references?, (\d+) of them "
+                               r"the JVM's own, (none growing since the previous report|no previous report "
+                               r"to judge growth by) \(format=json lists them\)$")
+
+
+def _text_reports(path):
+    """Each report of a format=text file: reason, live references, suspect
+    rows (live, created, deleted, +live or None, kind, function, method) and
+    the not-suspects line's (rows, live, the JVM's own rows, judged)."""
+    with open(path, encoding='utf-8') as f:
+        text = f.read()
+    reports = []
+    for block in re.split(r'^(?=pinwatch: )', text, flags=re.M):
+        if not block.startswith('pinwatch: '):
+            continue
+        reason = re.search(r'\(reason: (\w+),', block).group(1)
+        live = re.search(r'^  references: (\d+) live', block, re.M)
+        expect(live, 'report reason=%s has no references line:\n%s', reason, tail(block, 30))
+        lines = block.splitlines()
+        suspects, quiet = [], None
+        if '    suspects:' in lines:
+            for line in lines[lines.index('    suspects:') + 2:]:
+                m = TEXT_REF_ROW.match(line)
+                if m:
+                    suspects.append((int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4),
+                                     m.group(5), m.group(6), m.group(7)))
+                elif not re.match(r'^\s+\d+  at ', line):
+                    break
+        for line in lines:
+            m = TEXT_NOT_SUSPECTS.match(line)
+            if m:
+                quiet = (int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4))
+        reports.append({'reason': reason, 'live': int(live.group(1)), 'suspects': suspects,
+                        'quiet': quiet, 'text': block})
+    return reports
+
+
+def _wait_for_text(path, reason, count, what):
+    deadline = time.monotonic() + 30 * TIME_SCALE
+    while time.monotonic() < deadline:
+        if os.path.exists(path):
+            with open(path, encoding='utf-8') as f:
+                if f.read().count('(reason: %s,' % reason) >= count:
+                    return
+        time.sleep(0.05)
+    raise TestFailure('no %s report in %s after %s' % (reason, path, what))
+
+
+def _growth_session(ctx, options, path, between):
+    """RefsGrowth under options; between(session, phase) at FIRST and SECOND."""
+    argv = ctx.java_argv('RefsGrowth', agent_options=options)
+    with Session(ctx, argv) as s:
+        s.run.report_path = path
+        for phase in ('FIRST', 'SECOND'):
+            s.wait_for('^%s$' % phase)
+            between(s, phase)
+            s.send('go')
+        rc = s.finish()
+    expect(rc == 0 and 'DONE' in s.stdout_text(), 'RefsGrowth: exit status %s, DONE missing', rc)
+
+
+LEAK_GLOBAL = 'pinwatch.fixtures.Refs.leakGlobal'
+CACHE_PUT = 'pinwatch.fixtures.Refs.cachePut'
+
+
+def case_refs_growth(ctx):
+    """References are judged by growth: in the text report a reference row is
+    a suspect when its live count grew since the previous report (the JVM's
+    own excepted) or it alone holds ref_threshold; everything else that holds
+    references is one "not suspects" line, and stays in the JSON."""
+    text = ctx.report_path('growth.txt')
+
+    def dump(s, phase):
+        s.jcmd('JVMTI.data_dump')
+        _wait_for_text(text, 'jcmd', 1 if phase == 'FIRST' else 2, 'jcmd at ' + phase)
+    _growth_session(ctx, 'file=%s,format=text' % text, text, dump)
+    reports = _text_reports(text)
+    expect([r['reason'] for r in reports] == ['jcmd', 'jcmd', 'exit'],
+           'expected reports jcmd, jcmd, exit; got %s', [r['reason'] for r in reports])
+    first, second, last = reports
+    # The first report has nothing to compare with: no suspect, however many are held.
+    expect(first['suspects'] == [], 'first report: expected no suspect, got %s', first['suspects'])
+    expect(first['quiet'] is not None and first['quiet'][1] == first['live']
+           and first['quiet'][3] == 'no previous report to judge growth by',
+           'first report: expected every one of its %d live references on the not-suspects line, got %s',
+           first['live'], first['quiet'])
+    # 7 more leaked globals: the one suspect.  The cache went on replacing its
+    # 64 entries: held, not growing, not a suspect.
+    expect(second['suspects'] == [(12, 12, 0, '+7', 'global', 'NewGlobalRef', LEAK_GLOBAL)],
+           'second report: expected the one suspect %s (12 live, +7), got %s', LEAK_GLOBAL, second['suspects'])
+    expect(second['quiet'] is not None and second['quiet'][1] == second['live'] - 12
+           and second['quiet'][3] == 'none growing since the previous report',
+           'second report: expected %d live references not suspect, got %s', second['live'] - 12, second['quiet'])
+    expect(last['suspects'] == [] and last['quiet'] is not None and last['quiet'][1] == last['live'],
+           'exit report: nothing grew since the second; expected no suspect, got %s / %s',
+           last['suspects'], last['quiet'])
+    shown = [r['reason'] for r in reports if 'jdk.internal.perf.Perf.createLong' in r['text']]
+    expect(not shown, 'the JVM\'s own Perf.createLong globals are listed in reports %s', shown)
+
+    # The same workload in JSON: every row with its counts, the JVM's own included.
+    _growth_session(ctx, None, ctx.report_path(), lambda s, phase: None)
+    _, dump_json = load_report(ctx.report_path())
+    check_references(dump_json)
+    expect_ref(dump_json, 'global', 'Refs.leakGlobal', 'NewGlobalRef', created=12, deleted=0, live=12)
+    expect_ref(dump_json, 'global', 'Refs.cachePut', 'NewGlobalRef', created=164, deleted=100, live=64)
+    jvm_rows = [r for r in references_of(dump_json)['rows']
+                if r['live'] > 0 and all(os.path.basename((s['frames'] or [{}])[0].get('library') or '')
+                                         == 'libjvm.so' for s in r['sites'] if s['live'] > 0)]
+    expect(len(jvm_rows) == last['quiet'][2], 'the JVM\'s own rows: %d in the JSON, %d on the text '
+           'report\'s not-suspects line', len(jvm_rows), last['quiet'][2])
+    print('the JVM\'s own reference rows: ' + ', '.join('%s %s live=%d' % (r['method'], r['function'], r['live'])
+                                                      for r in jvm_rows))
+
+    # ref_threshold=64: the cache's row holds 64, a suspect in every report
+    # from then on though it never grows; the leak grew after the threshold report.
+    text = ctx.report_path('threshold.txt')
+
+    def await_threshold(s, phase):
+        if phase == 'FIRST':
+            _wait_for_text(text, 'threshold', 1, 'the 64th live reference')
+    _growth_session(ctx, 'file=%s,format=text,ref_threshold=64' % text, text, await_threshold)
+    reports = _text_reports(text)
+    expect([r['reason'] for r in reports] == ['threshold', 'exit'],
+           'ref_threshold=64: expected reports threshold, exit; got %s', [r['reason'] for r in reports])
+    got = sorted(row[:3] + row[4:] for row in reports[1]['suspects'])
+    expect(got == [(12, 12, 0, 'global', 'NewGlobalRef', LEAK_GLOBAL),
+                   (64, 164, 100, 'global', 'NewGlobalRef', CACHE_PUT)],
+           'ref_threshold=64, exit report: expected suspects %s (64 live) and %s (grew), got %s',
+           CACHE_PUT, LEAK_GLOBAL, reports[1]['suspects'])
+
+
 CASES = {
     'pairs': case_pairs,
     'fast-path': case_fast_path,
@@ -1844,6 +1978,7 @@ CASES = {
     'refs': case_refs,
     'refs-options': case_refs_options,
     'refs-late-attach': case_refs_late_attach,
+    'refs-growth': case_refs_growth,
 }
 
 

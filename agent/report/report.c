@@ -82,6 +82,7 @@ static void
 apply_deltas(struct pw_snapshot *snap)
 {
     snap->since_ms = seen_any ? snap->uptime_ms - seen_uptime_ms : 0;
+    snap->after_report = seen_any;
     for (size_t i = 0; i < snap->nrows; i++)
         row_deltas(&snap->rows[i], snap->since_ms);
     for (size_t i = 0; i < snap->nrefs; i++)
@@ -212,6 +213,7 @@ pw_report_write(const char *reason, const struct pw_options *opts, struct pw_sna
         return false;
     }
     apply_deltas(&snap);
+    snap.ref_threshold = opts->ref_threshold;
     if (totals != NULL)
         *totals = snap.totals;
     struct pw_strbuf text;

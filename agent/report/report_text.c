@@ -74,8 +74,40 @@ age(char *buf, size_t len, uint64_t ms)
     snprintf(buf, len, "%" PRIu64 ".%" PRIu64 "s", ms / 1000, (ms % 1000) / 100);
 }
 
-/* Reference rows that hold references, or whose invocations held too many
- * locals; the rest is in format=json. */
+/* References are judged by growth, not by outliving a call: libraries keep
+ * global references on purpose (caches, callbacks) and so does the JVM.  A
+ * reference row is listed as a suspect when one of its invocations held
+ * more locals than local_limit, when it alone holds ref_threshold live
+ * references (with ref_threshold=N), or when its live count grew since the
+ * previous report and it is not the JVM's own (every live site in
+ * libjvm.so).  The other rows holding references are counted on one line;
+ * format=json lists every row. */
+static bool
+jvm_own(const struct pw_snap_row *r)
+{
+    bool any = false;
+    for (size_t j = 0; j < r->nsites; j++) {
+        const struct pw_snap_site *st = &r->sites[j];
+        if (st->live == 0)
+            continue;
+        if (st->stacks[0].n == 0 || st->stacks[0].frames[0].where.library == NULL ||
+            strcmp(basename_of(st->stacks[0].frames[0].where.library), "libjvm.so") != 0)
+            return false;
+        any = true;
+    }
+    return any;
+}
+
+static bool
+ref_suspect(const struct pw_snapshot *snap, const struct pw_snap_row *r)
+{
+    if (r->over_limit > 0)
+        return true;
+    if (snap->ref_threshold > 0 && r->live >= snap->ref_threshold)
+        return true;
+    return snap->after_report && r->live_delta > 0 && !jvm_own(r);
+}
+
 static void
 references_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
 {
@@ -88,11 +120,20 @@ references_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
                      t->unknown_global_deletes + t->unknown_weak_deletes + t->unknown_local_deletes,
                      t->double_deletes, t->local_limit);
     bool header = false, deltas = snap->since_ms > 0;
+    size_t quiet_rows = 0, jvm_rows = 0;
+    uint64_t quiet_live = 0;
     for (size_t i = 0; i < snap->nrefs; i++) {
         const struct pw_snap_row *r = &snap->refs[i];
         if (r->live == 0 && r->over_limit == 0)
             continue;
+        if (!ref_suspect(snap, r)) {
+            quiet_rows++;
+            quiet_live += r->live;
+            jvm_rows += jvm_own(r);
+            continue;
+        }
         if (!header) {
+            pw_strbuf_puts(out, "    suspects:\n");
             pw_strbuf_puts(out, "        LIVE   CREATED   DELETED    OLDEST      PEAK");
             if (deltas)
                 pw_strbuf_puts(out, "    +LIVE");
@@ -122,6 +163,14 @@ references_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
                 pw_strbuf_printf(out, "0x%" PRIxPTR "\n", st->ret);
         }
     }
+    if (quiet_rows > 0)
+        pw_strbuf_printf(out,
+                         "    not suspects: %zu row%s holding %" PRIu64
+                         " live reference%s, %zu of them the JVM's own, "
+                         "%s (format=json lists them)\n",
+                         quiet_rows, quiet_rows == 1 ? "" : "s", quiet_live, quiet_live == 1 ? "" : "s", jvm_rows,
+                         snap->after_report ? "none growing since the previous report"
+                                            : "no previous report to judge growth by");
 }
 
 void

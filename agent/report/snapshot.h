@@ -100,7 +100,9 @@ struct pw_snapshot {
     long pid;
     char host[256]; /* gethostname(); empty when it failed */
     uint64_t uptime_ms, time_ms;
-    uint64_t since_ms; /* since the previous report; 0 for the first */
+    uint64_t since_ms;      /* since the previous report; 0 for the first */
+    bool after_report;      /* a previous report exists: its deltas mean growth since it */
+    uint64_t ref_threshold; /* the option: a reference row holding this many is a suspect; 0: off */
     struct pw_snap_totals totals;
     struct pw_snap_row *rows;
     size_t nrows;
