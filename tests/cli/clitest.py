@@ -14,6 +14,8 @@ Standard library only.
 """
 
 import argparse
+import contextlib
+import fcntl
 import html.parser
 import html
 import json
@@ -95,35 +97,37 @@ class Ctx:
     def path(self, name):
         return os.path.join(self.tmp, name)
 
-    def as_nobody(self, argv, needs):
-        """argv run as nobody (uid and gid 65534) by setpriv.  When a path in
-        NEEDS lies under a directory other users cannot enter (a checkout under
-        root's 0700 home, say), the command runs in a private mount namespace
-        where that directory is an empty 0755 tmpfs with just the needed
-        subtree bound back at its own path: the JVM sees the same absolute
-        paths (the Debian 13 JDKs' loader is named by one), and nothing on the
-        machine changes, so nothing is left to undo."""
-        blocked = {}
-        for need in needs:
-            found = blocked_ancestor(need)
-            if found:
-                blocked.setdefault(found[0], set()).add(found[1])
+    def as_nobody(self, argv):
+        """argv run as nobody (uid and gid 65534) by setpriv; run it inside
+        `with ctx.traversable(...)` when it needs files under the checkout."""
         setpriv = shutil.which('setpriv', path='/usr/bin:/bin') or '/usr/bin/setpriv'
-        drop = [setpriv, '--reuid=65534', '--regid=65534', '--clear-groups', '--']
-        if not blocked:
-            return drop + list(argv)
-        stage = tempfile.mkdtemp(prefix='expose-', dir=self.tmp)
-        q = shlex_quote
-        steps, moves = ['set -e'], []
-        for i, (top, children) in enumerate(sorted(blocked.items())):
-            for j, child in enumerate(sorted(children)):
-                slot = os.path.join(stage, '%d-%d' % (i, j))
-                steps.append('/bin/mkdir %s && /bin/mount --bind %s %s' % (q(slot), q(child), q(slot)))
-                moves.append('/bin/mkdir -p %s && /bin/mount --move %s %s' % (q(child), q(slot), q(child)))
-            steps.append('/bin/mount -t tmpfs -o mode=0755 pwexpose %s' % q(top))
-        script = '\n'.join(steps + moves + ['exec "$@"'])
-        unshare = shutil.which('unshare', path='/usr/bin:/bin') or '/usr/bin/unshare'
-        return [unshare, '--mount', '--propagation', 'private', '/bin/sh', '-c', script, 'sh'] + drop + list(argv)
+        return [setpriv, '--reuid=65534', '--regid=65534', '--clear-groups', '--'] + list(argv)
+
+    @contextlib.contextmanager
+    def traversable(self, needs):
+        """While the block runs, other users may enter every directory on the
+        way to the paths in NEEDS (a checkout under root's 0700 home, say, where
+        the Debian 13 JDKs and the arm64 tree are): o+x, not o+r, and the old
+        modes come back when the block ends.  Copies would not do: those JDKs
+        name their loader by its absolute path.  A private mount namespace
+        would change nothing on the machine, but cannot be had in a chroot such
+        as ../shared/fresh/check-fresh's.  One test at a time holds the grant
+        (an exclusive lock), so that none restores a mode another relies on."""
+        with open('/tmp/pinwatch-tests-traversable.lock', 'a') as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            modes = {}
+            try:
+                for need in needs:
+                    while True:
+                        found = blocked_ancestor(need)
+                        if not found:
+                            break
+                        modes[found[0]] = os.stat(found[0]).st_mode & 0o7777
+                        os.chmod(found[0], modes[found[0]] | 0o001)
+                yield
+            finally:
+                for path, mode in reversed(list(modes.items())):
+                    os.chmod(path, mode)
 
     def nobody_needs(self):
         """What a program run as nobody must reach: the JDK, and under qemu the
@@ -681,13 +685,14 @@ def case_bad_input(ctx):
         # A copy nobody can run, wherever the build dir is.
         prog = ctx.path('pinwatch')
         shutil.copy(ctx.o.pinwatch, prog)
-        for cmd in ('attach', 'dump'):
-            if os.geteuid() == 0:
-                argv = ctx.as_nobody([prog, cmd, sleeper.pid], ctx.nobody_needs())
-            else:
-                argv = [prog, cmd, 1]
-            status, out, err = ctx.pw(*argv[1:], prog=argv[0])
-            one_line_error(status, out, err, r'permission denied', want_status=1)
+        with ctx.traversable(ctx.nobody_needs()):
+            for cmd in ('attach', 'dump'):
+                if os.geteuid() == 0:
+                    argv = ctx.as_nobody([prog, cmd, sleeper.pid])
+                else:
+                    argv = [prog, cmd, 1]
+                status, out, err = ctx.pw(*argv[1:], prog=argv[0])
+                one_line_error(status, out, err, r'permission denied', want_status=1)
     finally:
         sleeper.kill()
         sleeper.wait()
@@ -1070,17 +1075,19 @@ def case_attach_as_root(ctx):
     report = os.path.join(shared, 'nobody.jsonl')
 
     classpath, libpath, agent = ctx.world_readable_copy()
-    jvm = Jvm(ctx, ctx.as_nobody(ctx.java_argv(classpath=classpath, libpath=libpath), ctx.nobody_needs()),
-              cwd='/')
-    status, out, err = ctx.pw('attach', jvm.pid, '--agent', agent, '--format', 'json', '--file', report)
-    expect(status == 0, 'attach to a JVM of nobody: %d %s', status, err)
-    jvm.send('keep 4')
-    status, out, err = ctx.pw('dump', jvm.pid, '--format', 'json')
-    expect(status == 0, 'dump of a JVM of nobody: %d %s', status, err)
-    d = json.loads(out)
-    expect_row(d, KEEP, 'GetIntArrayElements', live=4, live_bytes=4 * KEEP_BYTES)
-    jvm.send('exit 0')
-    expect(jvm.finish() == 0, 'JVM of nobody failed: %s', jvm.stderr())
+    # The JVM may load a library of its own at any time (the attach listener's):
+    # its directories stay traversable until it has ended.
+    with ctx.traversable(ctx.nobody_needs()):
+        jvm = Jvm(ctx, ctx.as_nobody(ctx.java_argv(classpath=classpath, libpath=libpath)), cwd='/')
+        status, out, err = ctx.pw('attach', jvm.pid, '--agent', agent, '--format', 'json', '--file', report)
+        expect(status == 0, 'attach to a JVM of nobody: %d %s', status, err)
+        jvm.send('keep 4')
+        status, out, err = ctx.pw('dump', jvm.pid, '--format', 'json')
+        expect(status == 0, 'dump of a JVM of nobody: %d %s', status, err)
+        d = json.loads(out)
+        expect_row(d, KEEP, 'GetIntArrayElements', live=4, live_bytes=4 * KEEP_BYTES)
+        jvm.send('exit 0')
+        expect(jvm.finish() == 0, 'JVM of nobody failed: %s', jvm.stderr())
     expect(os.stat(report).st_uid == 65534, 'the report was not written by the JVM as nobody')
     expect_row(read_jsonl(report)[0], KEEP, 'GetIntArrayElements', live=4)
     expect(geteuid_is_root(), 'pinwatch changed our uid')
