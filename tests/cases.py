@@ -1318,6 +1318,82 @@ def case_findings(ctx):
            json.dumps(tail['sites'])[:600])
 
 
+# The misuse matrix (Misuse.java, pwmisuse.c): family number -> (acquire, release).
+MISUSE_FAMILIES = [('Get%sArrayElements' % k, 'Release%sArrayElements' % k) for k, *_ in ARRAY_KINDS] + [
+    ('GetPrimitiveArrayCritical', 'ReleasePrimitiveArrayCritical'),
+    ('GetStringChars', 'ReleaseStringChars'),
+    ('GetStringUTFChars', 'ReleaseStringUTFChars'),
+    ('GetStringCritical', 'ReleaseStringCritical'),
+]
+
+
+def _misuse_reps(acquire, release):
+    return 1 + (acquire + 2 * release) % 3     # Misuse.reps
+
+
+def _misuse_run(ctx, checked):
+    """One JVM run of the matrix; checks its report.  Returns the pairs checked."""
+    name = 'misuse-checked.jsonl' if checked else 'misuse.jsonl'
+    report = ctx.report_path(name)
+    run = ctx.run_java('Misuse', agent_options='file=%s,format=json' % report,
+                       jvm_args=['-Xcheck:jni'] if checked else [], report_path=report)
+    pairs = len(MISUSE_FAMILIES) * (len(MISUSE_FAMILIES) - 1)
+    calls = sum(_misuse_reps(a, r) for a in range(len(MISUSE_FAMILIES))
+                for r in range(len(MISUSE_FAMILIES)) if a != r)
+    expect('MATRIX pairs=%d calls=%d' % (pairs, calls) in run.stdout.splitlines(),
+           'fixture should print MATRIX pairs=%d calls=%d, printed %s', pairs, calls,
+           [l for l in run.stdout.splitlines() if l.startswith('MATRIX')])
+    expect('DONE' in run.stdout, 'fixture did not print DONE')
+    output = run.stdout + run.stderr
+    expect('FATAL ERROR' not in output, 'the JVM reported a FATAL ERROR')
+    warnings = _jni_warnings(run)
+    expect(not warnings, 'JNI warnings from the JVM:\n  %s', '\n  '.join(sorted(warnings)))
+    _, last = load_report(report, extended=True)
+    found = _findings(last)
+    want = {}
+    for a, (acquire, _) in enumerate(MISUSE_FAMILIES):
+        for r, (_, release) in enumerate(MISUSE_FAMILIES):
+            if a != r:
+                want[(acquire, release)] = _misuse_reps(a, r)
+    got = {}
+    for f in found:
+        key = (f['kind'], f['method'], f['function'], f['call'])
+        got[key] = got.get(key, 0) + f['count']
+    method = 'pinwatch.fixtures.Misuse.pair'
+    expected = {('wrong_function', method, acquire, release): n
+                for (acquire, release), n in want.items()}
+    missing = sorted('%s -> %s x%d (got %s)' % (k[2], k[3], n, got.get(k))
+                     for k, n in expected.items() if got.get(k) != n)
+    extra = sorted('%s %s -> %s x%d' % (k[0], k[2], k[3], n)
+                   for k, n in got.items() if k not in expected)
+    expect(not missing and not extra, '%s: wrong_function findings differ from the matrix '
+           '(%d pairs): %d wrong or missing: %s; %d not caused by the matrix: %s',
+           'checked JNI' if checked else 'plain', len(expected), len(missing), missing[:20],
+           len(extra), extra[:20])
+    expect(last['totals']['findings'] == calls, 'totals.findings expected %d, got %d', calls,
+           last['totals']['findings'])
+    signature = '(IILjava/lang/Object;Ljava/lang/Object;)I'
+    for a, (acquire, _) in enumerate(MISUSE_FAMILIES):
+        n = sum(_misuse_reps(a, r) for r in range(len(MISUSE_FAMILIES)) if r != a)
+        expect_row(last, 'Misuse.pair', acquire, signature, acquired=n, released=n, live=0,
+                   live_bytes=0)
+    t = last['totals']
+    for key in ('double_releases', 'unmatched_releases'):
+        expect(t[key] == 0, 'totals.%s expected 0, got %d', key, t[key])
+    return len(expected)
+
+
+def case_misuse_matrix(ctx):
+    """Every acquire family's pin released through every other family's
+    release, with an object of the release's kind: the agent must send it
+    to the pin's own family and object, with and without -Xcheck:jni."""
+    results = []
+    for checked in (False, True):
+        results.append('%s: %d pairs' % ('-Xcheck:jni' if checked else 'plain',
+                                         _misuse_run(ctx, checked)))
+    print('misuse matrix on %s: %s' % (ctx.jdk_name, ', '.join(results)))
+
+
 # JNI functions later JDKs appended to JDK 17's table, and the last of JDK
 # 17's: (call, count inside the critical, JNI version that added it, marker).
 NEWER_JNI = [
@@ -1803,6 +1879,7 @@ CASES = {
     'suppress': case_suppress,
     'options-soak': case_options_soak,
     'findings': case_findings,
+    'misuse-matrix': case_misuse_matrix,
     'newer-jni': case_newer_jni,
     'virtual-threads': case_virtual_threads,
     'double-release-safe': case_double_release_safe,
