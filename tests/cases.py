@@ -425,7 +425,7 @@ def case_options(ctx):
 ATTACH_FLAGS = ['-XX:+EnableDynamicAgentLoading']
 
 # "pin(s)" in the contract: "pin", "pins" and a literal "pin(s)" all pass.
-LEAK_LINE = re.compile(r'^\[pinwatch\] LEAK (\S+) returned holding (\d+) (\w+) pin(?:s|\(s\))? '
+LEAK_LINE = re.compile(r'^\[pinwatch\] UNRELEASED (\S+) returned holding (\d+) (\w+) pin(?:s|\(s\))? '
                        r'\((\d+) bytes\) taken at (\S+):(\d+)\s*$')
 EXIT_STATUS_LINE = re.compile(r'^\[pinwatch\] exit status (\d+): (\d+) leaked pins\s*$')
 
@@ -457,17 +457,17 @@ def _wait_for_dump(path, reason, what, timeout=30):
 
 
 def _leak_lines(stderr):
-    """Every "[pinwatch] LEAK" line of stderr, parsed; one that does not
+    """Every "[pinwatch] UNRELEASED" line of stderr, parsed; one that does not
     follow the documented format is a failure."""
     found = []
     lines = stderr.splitlines()
     if stderr and not stderr.endswith('\n'):
         lines.pop()                 # still being written
     for line in lines:
-        if not line.startswith('[pinwatch] LEAK'):
+        if not line.startswith('[pinwatch] UNRELEASED'):
             continue
         m = LEAK_LINE.match(line)
-        expect(m, 'LEAK line not in the format "[pinwatch] LEAK <method> returned holding <N> '
+        expect(m, 'UNRELEASED line not in the format "[pinwatch] UNRELEASED <method> returned holding <N> '
                '<GetXxx> pin(s) (<B> bytes) taken at <file>:<line>": %s', line)
         found.append(m)
     return found
@@ -475,13 +475,13 @@ def _leak_lines(stderr):
 
 def _expect_leak_line(ctx, lines, method, function, count, nbytes, marker):
     mine = [m for m in lines if m.group(1) == method and m.group(3) == function]
-    expect(len(mine) == 1, 'expected exactly one LEAK line for %s %s, got %d:\n  %s',
+    expect(len(mine) == 1, 'expected exactly one UNRELEASED line for %s %s, got %d:\n  %s',
            method, function, len(mine), '\n  '.join(m.group(0) for m in mine) or '(none)')
     m = mine[0]
     line = source_line(ctx.fixture_src, marker)
     got = (int(m.group(2)), int(m.group(4)), os.path.basename(m.group(5)), int(m.group(6)))
     want = (count, nbytes, os.path.basename(ctx.fixture_src), line)
-    expect(got == want, 'LEAK line for %s %s: expected (pins, bytes, file, line) %s, got %s: %s',
+    expect(got == want, 'UNRELEASED line for %s %s: expected (pins, bytes, file, line) %s, got %s: %s',
            method, function, want, got, m.group(0))
 
 
@@ -503,7 +503,7 @@ def case_leaked_held(ctx):
         _expect_leak_line(ctx, early, method, 'GetLongArrayElements', 1, 251 * 8,
                           'pw-site: leaked-held-long')
         expect(not [m for m in early if m.group(3) == 'GetIntArrayElements'],
-               'a LEAK line for the 10 int[] pins while work() still holds them: %s',
+               'an UNRELEASED line for the 10 int[] pins while work() still holds them: %s',
                [m.group(0) for m in early])
         s.jcmd('JVMTI.data_dump')
         _wait_for_dump(report, 'jcmd', 'jcmd JVMTI.data_dump')
@@ -541,6 +541,93 @@ def case_leaked_held(ctx):
                       'pw-site: leaked-held-long')
     _expect_leak_line(ctx, lines, method, 'GetIntArrayElements', 10, 10 * 257 * 4,
                       'pw-site: leaked-held-int')
+
+
+CARRY_SIG_TAKE, CARRY_SIG_LEAK = '([I)Z', '([J)V'
+CARRIED, CARRY_LEAKED = 7, 3             # Carry.CARRIED, Carry.LEAKED
+
+
+def _carry_unreleased(ctx, lines, what):
+    """The two UNRELEASED lines the Carry fixture gets, exactly: one per site,
+    at its first return holding a pin, whether later released or not."""
+    parsed = _leak_lines(lines)
+    others = [l for l in lines.splitlines() if not LEAK_LINE.match(l)]
+    expect(not others, '%s: lines other than UNRELEASED ones: %s', what, others)
+    expect(len(parsed) == 2, '%s: expected 2 UNRELEASED lines, got %d: %s', what, len(parsed),
+           [m.group(0) for m in parsed])
+    _expect_leak_line(ctx, parsed, 'pinwatch.fixtures.Carry.take', 'GetIntArrayElements', 1, 83 * 4,
+                      'pw-site: carry-take')
+    _expect_leak_line(ctx, parsed, 'pinwatch.fixtures.Carry.leak', 'GetLongArrayElements', 1, 89 * 8,
+                      'pw-site: carry-leak')
+
+
+def case_carried(ctx):
+    """Pins released by a later call than their Get's are counted as carried,
+    not leaked, in JSON, text and openmetrics; the early line says
+    UNRELEASED; log=none and log=FILE leave stderr empty."""
+    ctx.fixture_src = os.path.join(os.path.dirname(ctx.fixture_src), 'pwcarry.c')
+    # 1. JSON, pinwatch's lines on stderr (the default).
+    report = ctx.report_path('carry.jsonl')
+    run = ctx.run_java('Carry', agent_options='file=%s,format=json' % report, report_path=report)
+    expect(run.stdout.splitlines() == ['DONE'], 'stdout expected exactly DONE, got %r', run.stdout)
+    _carry_unreleased(ctx, run.stderr, 'stderr with the default log=stderr')
+    _, last = load_report(report, extended=True)
+    expect_row(last, 'Carry.take', 'GetIntArrayElements', CARRY_SIG_TAKE, acquired=CARRIED,
+               released=CARRIED, live=0, leaked=0, carried=CARRIED)
+    expect_row(last, 'Carry.leak', 'GetLongArrayElements', CARRY_SIG_LEAK, acquired=CARRY_LEAKED,
+               released=0, live=CARRY_LEAKED, leaked=CARRY_LEAKED, carried=0,
+               live_bytes=CARRY_LEAKED * 89 * 8)
+    mine = [r for r in last['rows'] if r['method'].startswith('pinwatch.fixtures.')]
+    expect(sum(r['carried'] for r in mine) == CARRIED, 'fixture rows: carried should add up to '
+           '%d, got %s', CARRIED, [(row_name(r), r['carried']) for r in mine])
+
+    # 2. Text report, log=none: not one byte on stderr.
+    text = ctx.report_path('carry.txt')
+    run = ctx.run_java('Carry', agent_options='file=%s,format=text,log=none' % text, report_path=text)
+    expect(run.stderr == '', 'stderr with log=none expected empty, got %r', run.stderr)
+    with open(text, encoding='utf-8') as f:
+        body = f.read()
+    totals = [l for l in body.splitlines() if l.strip().startswith('totals:')]
+    expect(len(totals) == 1 and ' %d leaked,' % CARRY_LEAKED in totals[0] and
+           'carried across calls %d,' % CARRIED in totals[0],
+           'text totals line should say %d leaked and carried across calls %d, got %s',
+           CARRY_LEAKED, CARRIED, totals)
+    take = [l for l in body.splitlines() if 'pinwatch.fixtures.Carry.take' in l]
+    expect(len(take) == 1 and take[0].rstrip().endswith('(%d carried across calls)' % CARRIED)
+           and ' %d acquired ' % CARRIED in take[0],
+           'text: the balanced take() row should end "(%d carried across calls)", got %s',
+           CARRIED, take)
+
+    # 2b. A correct program (no leak at all), log=none: stderr empty, leaked 0.
+    report = ctx.report_path('carry-correct.jsonl')
+    run = ctx.run_java('Carry', args=['correct'], report_path=report,
+                       agent_options='file=%s,format=json,log=none' % report)
+    expect(run.stderr == '', 'stderr of a correct program with log=none expected empty, got %r',
+           run.stderr)
+    _, last = load_report(report, extended=True)
+    expect_row(last, 'Carry.take', 'GetIntArrayElements', CARRY_SIG_TAKE, acquired=CARRIED,
+               released=CARRIED, live=0, leaked=0, carried=CARRIED)
+    expect(not rows_of(last, 'pinwatch.fixtures.Carry.leak'), 'Carry.leak ran in "correct" mode')
+
+    # 3. OpenMetrics, log=FILE: stderr empty, the lines in the log file.
+    prom = ctx.report_path('carry.prom')
+    log = ctx.report_path('carry-%p.log')
+    run = ctx.run_java('Carry', agent_options='file=%s,format=openmetrics,log=%s' % (prom, log),
+                       report_path=prom)
+    expect(run.stderr == '', 'stderr with log=FILE expected empty, got %r', run.stderr)
+    logs = [n for n in os.listdir(ctx.tmpdir) if re.match(r'^carry-\d+\.log$', n)]
+    expect(len(logs) == 1, 'expected one log file carry-PID.log, got %s', logs)
+    with open(os.path.join(ctx.tmpdir, logs[0]), encoding='utf-8') as f:
+        _carry_unreleased(ctx, f.read(), 'the log file')
+    with open(prom, encoding='utf-8') as f:
+        metrics = f.read()
+    for method, sig, function, want in (('take', CARRY_SIG_TAKE, 'GetIntArrayElements', CARRIED),
+                                        ('leak', CARRY_SIG_LEAK, 'GetLongArrayElements', 0)):
+        pattern = (r'^pinwatch_carried_total\{pid="\d+",method="pinwatch\.fixtures\.Carry\.%s",'
+                   r'signature="%s",function="%s"\} (\d+)$' % (method, re.escape(sig), function))
+        got = [int(m.group(1)) for m in re.finditer(pattern, metrics, re.M)]
+        expect(got == [want], 'openmetrics: pinwatch_carried_total of Carry.%s expected [%d], got %s',
+               method, want, got)
 
 
 # Two carriers for thousands of virtual threads: each one's calls land on
@@ -629,7 +716,7 @@ def case_virtual_threads(ctx):
     got = sorted((m.group(1), m.group(3)) for m in lines)
     want = [(FIXTURE_PKG + 'VirtualThreads.leak', 'GetIntArrayElements'),
             (FIXTURE_PKG + 'VirtualThreads.take', 'GetByteArrayElements')]
-    expect(got == want, 'LEAK lines: expected one each for %s, got %s', want,
+    expect(got == want, 'UNRELEASED lines: expected one each for %s, got %s', want,
            [m.group(0) for m in lines])
 
 
@@ -883,7 +970,7 @@ PREBOUND_LEAKED = sum(n for _, _, _, n, _ in PREBOUND_LEAKS) + sum(n for _, n, _
 
 def _late_prebound(ctx, attach):
     """PreBound, attached by attach(session, report): exact leaked and held
-    counts at a jcmd dump and at exit, LEAK lines, exitcode."""
+    counts at a jcmd dump and at exit, UNRELEASED lines, exitcode."""
     report = ctx.report_path('prebound.jsonl')
     argv = ctx.java_argv('PreBound', with_agent=False, jvm_args=ATTACH_FLAGS)
     with Session(ctx, argv) as s:
@@ -931,7 +1018,7 @@ def _late_prebound(ctx, attach):
     leaks = {}
     for line in stderr.splitlines():
         # A tail call's site is an address in the JVM's code: no file:line.
-        m = re.match(r'^\[pinwatch\] LEAK (\S+) returned holding (\d+) (\w+) pins? ', line)
+        m = re.match(r'^\[pinwatch\] UNRELEASED (\S+) returned holding (\d+) (\w+) pins? ', line)
         if m:
             leaks[m.group(1)] = (int(m.group(2)), m.group(3))
     want = {'pinwatch.fixtures.PreBound.leak': (1, 'GetLongArrayElements'),
@@ -941,7 +1028,7 @@ def _late_prebound(ctx, attach):
             'pinwatch.fixtures.PreBound.holdEarly': (9, 'GetShortArrayElements'),
             'pinwatch.fixtures.PreBound.holdLate': (11, 'GetShortArrayElements')}
     got = {k: v for k, v in leaks.items() if k.startswith('pinwatch.fixtures.PreBound.')}
-    expect(got == want, 'LEAK lines of PreBound: expected %s, got %s', want, got)
+    expect(got == want, 'UNRELEASED lines of PreBound: expected %s, got %s', want, got)
 
 
 def case_late_prebound(ctx):
@@ -1869,6 +1956,7 @@ CASES = {
     'lz4': case_lz4,
     'options': case_options,
     'leaked-held': case_leaked_held,
+    'carried': case_carried,
     'threshold': case_threshold,
     'interval': case_interval,
     'exitcode': case_exitcode,

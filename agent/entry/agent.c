@@ -171,6 +171,13 @@ start(JavaVM *vm, const char *text, bool attached)
         atomic_store(&running, false);
         return PINWATCH_BAD_OPTIONS;
     }
+    /* Before anything else can print: with log=none or log=PATH, nothing of
+     * pinwatch's reaches stderr after the options were read. */
+    if (!pw_log_open(parsed.log, err, sizeof(err))) {
+        pw_log_error("%s", err);
+        atomic_store(&running, false);
+        return PINWATCH_BAD_OPTIONS;
+    }
     if (parsed.suppress[0] != '\0' && !pw_suppress_load(parsed.suppress, err, sizeof(err))) {
         pw_log_error("%s", err);
         atomic_store(&running, false);

@@ -1,5 +1,5 @@
 /* The agent's own thread: it serves what application threads ask for
- * (tracking/requests.h: threshold reports, LEAK lines) and writes the
+ * (tracking/requests.h: threshold reports, UNRELEASED lines) and writes the
  * interval reports, so that no application thread formats or writes. */
 #ifndef PW_REPORT_THREAD_H
 #define PW_REPORT_THREAD_H
