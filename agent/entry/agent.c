@@ -65,6 +65,7 @@ static void JNICALL
 on_vm_death(jvmtiEnv *env, JNIEnv *jni)
 {
     pw_methods_name_all(env);
+    pw_report_thread_flush_notes();
     struct pw_snap_totals totals;
     if (!pw_report_write("exit", &options, &totals))
         return;

@@ -82,6 +82,8 @@ report_thread(void *arg)
         if (asked.notes_dropped > 0)
             pw_log_warn("%" PRIu64 " more first leaks came too fast to be noted; the reports count them",
                         asked.notes_dropped);
+        if (asked.nnotes > 0 || asked.notes_dropped > 0)
+            pw_requests_notes_written();
         if (asked.threshold)
             pw_report_write("threshold", options, NULL);
         if (interval > 0 && passed(&next_interval)) {
@@ -92,6 +94,20 @@ report_thread(void *arg)
         }
     }
     return NULL;
+}
+
+void
+pw_report_thread_flush_notes(void)
+{
+    static struct pw_requests left;
+    /* A batch the thread is symbolising takes milliseconds; a thread stuck
+     * for a second is not waited for longer. */
+    pw_requests_take_notes(&left, 1000);
+    if (left.nnotes > 0)
+        write_notes(left.notes, left.nnotes);
+    if (left.notes_dropped > 0)
+        pw_log_warn("%" PRIu64 " more first leaks came too fast to be noted; the reports count them",
+                    left.notes_dropped);
 }
 
 bool

@@ -10,4 +10,8 @@
  * an error line, when it could not be started. */
 PW_HIDDEN bool pw_report_thread_start(const struct pw_options *opts);
 
+/* At VM death, before the exit report: the UNRELEASED lines still queued
+ * are written now, those the thread is writing are waited for. */
+PW_HIDDEN void pw_report_thread_flush_notes(void);
+
 #endif

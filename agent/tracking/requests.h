@@ -75,4 +75,12 @@ struct pw_requests {
  * (CLOCK_MONOTONIC; NULL: none) passes, and takes what was asked. */
 PW_HIDDEN void pw_requests_wait(const struct timespec *deadline, struct pw_requests *out);
 
+/* The report thread has written the notes it took last. */
+PW_HIDDEN void pw_requests_notes_written(void);
+
+/* At exit: waits (at most wait_ms) until notes the report thread took are
+ * written, then takes the notes nobody took yet (and only those), so that
+ * a first leak just before the JVM ends still gets its line. */
+PW_HIDDEN void pw_requests_take_notes(struct pw_requests *out, uint64_t wait_ms);
+
 #endif
