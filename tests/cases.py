@@ -1481,6 +1481,54 @@ def case_misuse_matrix(ctx):
     print('misuse matrix on %s: %s' % (ctx.jdk_name, ', '.join(results)))
 
 
+# -Xcheck:jni names the variadic function a native method called (JniNames.java, pwnames.c).
+JNI_NAMES_VARIADIC = ('CallObjectMethod', 'CallNonvirtualObjectMethod', 'CallStaticObjectMethod')
+JNI_NAMES_CALLS = 3                       # JniNames.CALLS
+UNCHECKED_WARNING = re.compile(r'^WARNING in native method: JNI call made without checking exceptions '
+                               r'when required to from (\w+)\s*$')
+
+
+def _unchecked_warnings(run):
+    """How many times each function is named in -Xcheck:jni's "without
+    checking exceptions" warnings."""
+    named = {}
+    for line in (run.stdout + '\n' + run.stderr).splitlines():
+        m = UNCHECKED_WARNING.match(line.strip())
+        if m:
+            named[m.group(1)] = named.get(m.group(1), 0) + 1
+    return named
+
+
+def case_jni_names(ctx):
+    """The variadic JNI functions pinwatch wraps reach the JVM as the same
+    variadic functions: -Xcheck:jni's warnings name what the application
+    called, with and without the agent alike, and the arguments (some on
+    the stack) arrive intact."""
+    plain = ctx.run_java('JniNames', jvm_args=['-Xcheck:jni'], with_agent=False)
+    want = _unchecked_warnings(plain)
+    for name in JNI_NAMES_VARIADIC:
+        expect(want.get(name) == JNI_NAMES_CALLS, 'without the agent, -Xcheck:jni should name %s %d '
+               'times, named %s', name, JNI_NAMES_CALLS, want)
+    results = []
+    for checked in (True, False):
+        report = ctx.report_path('names-%s.jsonl' % ('checked' if checked else 'plain'))
+        run = ctx.run_java('JniNames', jvm_args=['-Xcheck:jni'] if checked else [], report_path=report,
+                           agent_options='file=%s,format=json' % report)
+        expect('GOOD %d' % (4 * JNI_NAMES_CALLS) in run.stdout.splitlines(),
+               'every variadic call should get its arguments right: GOOD %d expected, printed %s',
+               4 * JNI_NAMES_CALLS, [l for l in run.stdout.splitlines() if l.startswith('GOOD')])
+        if checked:
+            got = _unchecked_warnings(run)
+            expect(got == want, '-Xcheck:jni warnings name other functions with the agent: without '
+                   '%s, with %s', want, got)
+        _, last = load_report(report, extended=True)
+        for name in ('NewObject',) + JNI_NAMES_VARIADIC:
+            expect_ref(last, 'local', 'pinwatch.fixtures.JniNames.calls', name,
+                       created=JNI_NAMES_CALLS, live=0)
+        results.append('%s ok' % ('-Xcheck:jni' if checked else 'plain'))
+    print('jni-names on %s: %s' % (ctx.jdk_name, ', '.join(results)))
+
+
 # JNI functions later JDKs appended to JDK 17's table, and the last of JDK
 # 17's: (call, count inside the critical, JNI version that added it, marker).
 NEWER_JNI = [
@@ -1968,6 +2016,7 @@ CASES = {
     'options-soak': case_options_soak,
     'findings': case_findings,
     'misuse-matrix': case_misuse_matrix,
+    'jni-names': case_jni_names,
     'newer-jni': case_newer_jni,
     'virtual-threads': case_virtual_threads,
     'double-release-safe': case_double_release_safe,
