@@ -7,7 +7,7 @@
  * frame), calls the JVM's function with the arguments untouched, and then
  * has pw_va_returned count the local reference it made.  Where that cannot
  * be done (no shadow frame: a natively attached thread; the frame's slot
- * already in use: a method bound before a late attach, nested; aarch64) the
+ * already in use: a method bound before a late attach, nested) the
  * pw_va_fallback_ wrapper in C goes through the va_list variant as before. */
 #ifndef PW_VA_FORWARD_H
 #define PW_VA_FORWARD_H
