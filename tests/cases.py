@@ -425,7 +425,7 @@ def case_options(ctx):
 ATTACH_FLAGS = ['-XX:+EnableDynamicAgentLoading']
 
 # "pin(s)" in the contract: "pin", "pins" and a literal "pin(s)" all pass.
-LEAK_LINE = re.compile(r'^\[pinwatch\] LEAK (\S+) returned holding (\d+) (\w+) pin(?:s|\(s\))? '
+LEAK_LINE = re.compile(r'^\[pinwatch\] UNRELEASED (\S+) returned holding (\d+) (\w+) pin(?:s|\(s\))? '
                        r'\((\d+) bytes\) taken at (\S+):(\d+)\s*$')
 EXIT_STATUS_LINE = re.compile(r'^\[pinwatch\] exit status (\d+): (\d+) leaked pins\s*$')
 
@@ -457,17 +457,17 @@ def _wait_for_dump(path, reason, what, timeout=30):
 
 
 def _leak_lines(stderr):
-    """Every "[pinwatch] LEAK" line of stderr, parsed; one that does not
+    """Every "[pinwatch] UNRELEASED" line of stderr, parsed; one that does not
     follow the documented format is a failure."""
     found = []
     lines = stderr.splitlines()
     if stderr and not stderr.endswith('\n'):
         lines.pop()                 # still being written
     for line in lines:
-        if not line.startswith('[pinwatch] LEAK'):
+        if not line.startswith('[pinwatch] UNRELEASED'):
             continue
         m = LEAK_LINE.match(line)
-        expect(m, 'LEAK line not in the format "[pinwatch] LEAK <method> returned holding <N> '
+        expect(m, 'UNRELEASED line not in the format "[pinwatch] UNRELEASED <method> returned holding <N> '
                '<GetXxx> pin(s) (<B> bytes) taken at <file>:<line>": %s', line)
         found.append(m)
     return found
@@ -475,13 +475,13 @@ def _leak_lines(stderr):
 
 def _expect_leak_line(ctx, lines, method, function, count, nbytes, marker):
     mine = [m for m in lines if m.group(1) == method and m.group(3) == function]
-    expect(len(mine) == 1, 'expected exactly one LEAK line for %s %s, got %d:\n  %s',
+    expect(len(mine) == 1, 'expected exactly one UNRELEASED line for %s %s, got %d:\n  %s',
            method, function, len(mine), '\n  '.join(m.group(0) for m in mine) or '(none)')
     m = mine[0]
     line = source_line(ctx.fixture_src, marker)
     got = (int(m.group(2)), int(m.group(4)), os.path.basename(m.group(5)), int(m.group(6)))
     want = (count, nbytes, os.path.basename(ctx.fixture_src), line)
-    expect(got == want, 'LEAK line for %s %s: expected (pins, bytes, file, line) %s, got %s: %s',
+    expect(got == want, 'UNRELEASED line for %s %s: expected (pins, bytes, file, line) %s, got %s: %s',
            method, function, want, got, m.group(0))
 
 
@@ -503,7 +503,7 @@ def case_leaked_held(ctx):
         _expect_leak_line(ctx, early, method, 'GetLongArrayElements', 1, 251 * 8,
                           'pw-site: leaked-held-long')
         expect(not [m for m in early if m.group(3) == 'GetIntArrayElements'],
-               'a LEAK line for the 10 int[] pins while work() still holds them: %s',
+               'an UNRELEASED line for the 10 int[] pins while work() still holds them: %s',
                [m.group(0) for m in early])
         s.jcmd('JVMTI.data_dump')
         _wait_for_dump(report, 'jcmd', 'jcmd JVMTI.data_dump')
@@ -541,6 +541,100 @@ def case_leaked_held(ctx):
                       'pw-site: leaked-held-long')
     _expect_leak_line(ctx, lines, method, 'GetIntArrayElements', 10, 10 * 257 * 4,
                       'pw-site: leaked-held-int')
+
+
+CARRY_SIG_TAKE, CARRY_SIG_LEAK = '([I)Z', '([J)V'
+CARRIED, CARRY_LEAKED = 7, 3             # Carry.CARRIED, Carry.LEAKED
+
+
+def _carry_unreleased(ctx, lines, what):
+    """The two UNRELEASED lines the Carry fixture gets, exactly: one per site,
+    at its first return holding a pin, whether later released or not."""
+    parsed = _leak_lines(lines)
+    others = [l for l in lines.splitlines() if not LEAK_LINE.match(l)]
+    expect(not others, '%s: lines other than UNRELEASED ones: %s', what, others)
+    expect(len(parsed) == 2, '%s: expected 2 UNRELEASED lines, got %d: %s', what, len(parsed),
+           [m.group(0) for m in parsed])
+    _expect_leak_line(ctx, parsed, 'pinwatch.fixtures.Carry.take', 'GetIntArrayElements', 1, 83 * 4,
+                      'pw-site: carry-take')
+    _expect_leak_line(ctx, parsed, 'pinwatch.fixtures.Carry.leak', 'GetLongArrayElements', 1, 89 * 8,
+                      'pw-site: carry-leak')
+
+
+def _stderr_without_setup(run):
+    """The JVM's stderr but the launcher's notice of JAVA_TOOL_OPTIONS (the
+    checkjni setup sets it): what pinwatch must leave empty."""
+    return ''.join(l for l in run.stderr.splitlines(True)
+                   if not l.startswith('Picked up JAVA_TOOL_OPTIONS:'))
+
+
+def case_carried(ctx):
+    """Pins released by a later call than their Get's are counted as carried,
+    not leaked, in JSON, text and openmetrics; the early line says
+    UNRELEASED; log=none and log=FILE leave stderr empty."""
+    ctx.fixture_src = os.path.join(os.path.dirname(ctx.fixture_src), 'pwcarry.c')
+    # 1. JSON, pinwatch's lines on stderr (the default).
+    report = ctx.report_path('carry.jsonl')
+    run = ctx.run_java('Carry', agent_options='file=%s,format=json' % report, report_path=report)
+    expect(run.stdout.splitlines() == ['DONE'], 'stdout expected exactly DONE, got %r', run.stdout)
+    _carry_unreleased(ctx, _stderr_without_setup(run), 'stderr with the default log=stderr')
+    _, last = load_report(report, extended=True)
+    expect_row(last, 'Carry.take', 'GetIntArrayElements', CARRY_SIG_TAKE, acquired=CARRIED,
+               released=CARRIED, live=0, leaked=0, carried=CARRIED)
+    expect_row(last, 'Carry.leak', 'GetLongArrayElements', CARRY_SIG_LEAK, acquired=CARRY_LEAKED,
+               released=0, live=CARRY_LEAKED, leaked=CARRY_LEAKED, carried=0,
+               live_bytes=CARRY_LEAKED * 89 * 8)
+    mine = [r for r in last['rows'] if r['method'].startswith('pinwatch.fixtures.')]
+    expect(sum(r['carried'] for r in mine) == CARRIED, 'fixture rows: carried should add up to '
+           '%d, got %s', CARRIED, [(row_name(r), r['carried']) for r in mine])
+
+    # 2. Text report, log=none: not one byte on stderr.
+    text = ctx.report_path('carry.txt')
+    run = ctx.run_java('Carry', agent_options='file=%s,format=text,log=none' % text, report_path=text)
+    expect(_stderr_without_setup(run) == '', 'stderr with log=none expected empty, got %r', run.stderr)
+    with open(text, encoding='utf-8') as f:
+        body = f.read()
+    totals = [l for l in body.splitlines() if l.strip().startswith('totals:')]
+    expect(len(totals) == 1 and ' %d leaked,' % CARRY_LEAKED in totals[0] and
+           'carried across calls %d,' % CARRIED in totals[0],
+           'text totals line should say %d leaked and carried across calls %d, got %s',
+           CARRY_LEAKED, CARRIED, totals)
+    take = [l for l in body.splitlines() if 'pinwatch.fixtures.Carry.take' in l]
+    expect(len(take) == 1 and take[0].rstrip().endswith('(%d carried across calls)' % CARRIED)
+           and ' %d acquired ' % CARRIED in take[0],
+           'text: the balanced take() row should end "(%d carried across calls)", got %s',
+           CARRIED, take)
+
+    # 2b. A correct program (no leak at all), log=none: stderr empty, leaked 0.
+    report = ctx.report_path('carry-correct.jsonl')
+    run = ctx.run_java('Carry', args=['correct'], report_path=report,
+                       agent_options='file=%s,format=json,log=none' % report)
+    expect(_stderr_without_setup(run) == '', 'stderr of a correct program with log=none expected '
+           'empty, got %r', run.stderr)
+    _, last = load_report(report, extended=True)
+    expect_row(last, 'Carry.take', 'GetIntArrayElements', CARRY_SIG_TAKE, acquired=CARRIED,
+               released=CARRIED, live=0, leaked=0, carried=CARRIED)
+    expect(not rows_of(last, 'pinwatch.fixtures.Carry.leak'), 'Carry.leak ran in "correct" mode')
+
+    # 3. OpenMetrics, log=FILE: stderr empty, the lines in the log file.
+    prom = ctx.report_path('carry.prom')
+    log = ctx.report_path('carry-%p.log')
+    run = ctx.run_java('Carry', agent_options='file=%s,format=openmetrics,log=%s' % (prom, log),
+                       report_path=prom)
+    expect(_stderr_without_setup(run) == '', 'stderr with log=FILE expected empty, got %r', run.stderr)
+    logs = [n for n in os.listdir(ctx.tmpdir) if re.match(r'^carry-\d+\.log$', n)]
+    expect(len(logs) == 1, 'expected one log file carry-PID.log, got %s', logs)
+    with open(os.path.join(ctx.tmpdir, logs[0]), encoding='utf-8') as f:
+        _carry_unreleased(ctx, f.read(), 'the log file')
+    with open(prom, encoding='utf-8') as f:
+        metrics = f.read()
+    for method, sig, function, want in (('take', CARRY_SIG_TAKE, 'GetIntArrayElements', CARRIED),
+                                        ('leak', CARRY_SIG_LEAK, 'GetLongArrayElements', 0)):
+        pattern = (r'^pinwatch_carried_total\{pid="\d+",method="pinwatch\.fixtures\.Carry\.%s",'
+                   r'signature="%s",function="%s"\} (\d+)$' % (method, re.escape(sig), function))
+        got = [int(m.group(1)) for m in re.finditer(pattern, metrics, re.M)]
+        expect(got == [want], 'openmetrics: pinwatch_carried_total of Carry.%s expected [%d], got %s',
+               method, want, got)
 
 
 # Two carriers for thousands of virtual threads: each one's calls land on
@@ -629,7 +723,7 @@ def case_virtual_threads(ctx):
     got = sorted((m.group(1), m.group(3)) for m in lines)
     want = [(FIXTURE_PKG + 'VirtualThreads.leak', 'GetIntArrayElements'),
             (FIXTURE_PKG + 'VirtualThreads.take', 'GetByteArrayElements')]
-    expect(got == want, 'LEAK lines: expected one each for %s, got %s', want,
+    expect(got == want, 'UNRELEASED lines: expected one each for %s, got %s', want,
            [m.group(0) for m in lines])
 
 
@@ -883,7 +977,7 @@ PREBOUND_LEAKED = sum(n for _, _, _, n, _ in PREBOUND_LEAKS) + sum(n for _, n, _
 
 def _late_prebound(ctx, attach):
     """PreBound, attached by attach(session, report): exact leaked and held
-    counts at a jcmd dump and at exit, LEAK lines, exitcode."""
+    counts at a jcmd dump and at exit, UNRELEASED lines, exitcode."""
     report = ctx.report_path('prebound.jsonl')
     argv = ctx.java_argv('PreBound', with_agent=False, jvm_args=ATTACH_FLAGS)
     with Session(ctx, argv) as s:
@@ -931,7 +1025,7 @@ def _late_prebound(ctx, attach):
     leaks = {}
     for line in stderr.splitlines():
         # A tail call's site is an address in the JVM's code: no file:line.
-        m = re.match(r'^\[pinwatch\] LEAK (\S+) returned holding (\d+) (\w+) pins? ', line)
+        m = re.match(r'^\[pinwatch\] UNRELEASED (\S+) returned holding (\d+) (\w+) pins? ', line)
         if m:
             leaks[m.group(1)] = (int(m.group(2)), m.group(3))
     want = {'pinwatch.fixtures.PreBound.leak': (1, 'GetLongArrayElements'),
@@ -941,7 +1035,7 @@ def _late_prebound(ctx, attach):
             'pinwatch.fixtures.PreBound.holdEarly': (9, 'GetShortArrayElements'),
             'pinwatch.fixtures.PreBound.holdLate': (11, 'GetShortArrayElements')}
     got = {k: v for k, v in leaks.items() if k.startswith('pinwatch.fixtures.PreBound.')}
-    expect(got == want, 'LEAK lines of PreBound: expected %s, got %s', want, got)
+    expect(got == want, 'UNRELEASED lines of PreBound: expected %s, got %s', want, got)
 
 
 def case_late_prebound(ctx):
@@ -1316,6 +1410,130 @@ def case_findings(ctx):
            'double_release by a tail call: the call site should be %s with "tail_call": true, '
            'got frames %s (sites %s)', symbol, _show_frames(frames),
            json.dumps(tail['sites'])[:600])
+
+
+# The misuse matrix (Misuse.java, pwmisuse.c): family number -> (acquire, release).
+MISUSE_FAMILIES = [('Get%sArrayElements' % k, 'Release%sArrayElements' % k) for k, *_ in ARRAY_KINDS] + [
+    ('GetPrimitiveArrayCritical', 'ReleasePrimitiveArrayCritical'),
+    ('GetStringChars', 'ReleaseStringChars'),
+    ('GetStringUTFChars', 'ReleaseStringUTFChars'),
+    ('GetStringCritical', 'ReleaseStringCritical'),
+]
+
+
+def _misuse_reps(acquire, release):
+    return 1 + (acquire + 2 * release) % 3     # Misuse.reps
+
+
+def _misuse_run(ctx, checked):
+    """One JVM run of the matrix; checks its report.  Returns the pairs checked."""
+    name = 'misuse-checked.jsonl' if checked else 'misuse.jsonl'
+    report = ctx.report_path(name)
+    run = ctx.run_java('Misuse', agent_options='file=%s,format=json' % report,
+                       jvm_args=['-Xcheck:jni'] if checked else [], report_path=report)
+    pairs = len(MISUSE_FAMILIES) * (len(MISUSE_FAMILIES) - 1)
+    calls = sum(_misuse_reps(a, r) for a in range(len(MISUSE_FAMILIES))
+                for r in range(len(MISUSE_FAMILIES)) if a != r)
+    expect('MATRIX pairs=%d calls=%d' % (pairs, calls) in run.stdout.splitlines(),
+           'fixture should print MATRIX pairs=%d calls=%d, printed %s', pairs, calls,
+           [l for l in run.stdout.splitlines() if l.startswith('MATRIX')])
+    expect('DONE' in run.stdout, 'fixture did not print DONE')
+    output = run.stdout + run.stderr
+    expect('FATAL ERROR' not in output, 'the JVM reported a FATAL ERROR')
+    warnings = _jni_warnings(run)
+    expect(not warnings, 'JNI warnings from the JVM:\n  %s', '\n  '.join(sorted(warnings)))
+    _, last = load_report(report, extended=True)
+    found = _findings(last)
+    want = {}
+    for a, (acquire, _) in enumerate(MISUSE_FAMILIES):
+        for r, (_, release) in enumerate(MISUSE_FAMILIES):
+            if a != r:
+                want[(acquire, release)] = _misuse_reps(a, r)
+    got = {}
+    for f in found:
+        key = (f['kind'], f['method'], f['function'], f['call'])
+        got[key] = got.get(key, 0) + f['count']
+    method = 'pinwatch.fixtures.Misuse.pair'
+    expected = {('wrong_function', method, acquire, release): n
+                for (acquire, release), n in want.items()}
+    missing = sorted('%s -> %s x%d (got %s)' % (k[2], k[3], n, got.get(k))
+                     for k, n in expected.items() if got.get(k) != n)
+    extra = sorted('%s %s -> %s x%d' % (k[0], k[2], k[3], n)
+                   for k, n in got.items() if k not in expected)
+    expect(not missing and not extra, '%s: wrong_function findings differ from the matrix '
+           '(%d pairs): %d wrong or missing: %s; %d not caused by the matrix: %s',
+           'checked JNI' if checked else 'plain', len(expected), len(missing), missing[:20],
+           len(extra), extra[:20])
+    expect(last['totals']['findings'] == calls, 'totals.findings expected %d, got %d', calls,
+           last['totals']['findings'])
+    signature = '(IILjava/lang/Object;Ljava/lang/Object;)I'
+    for a, (acquire, _) in enumerate(MISUSE_FAMILIES):
+        n = sum(_misuse_reps(a, r) for r in range(len(MISUSE_FAMILIES)) if r != a)
+        expect_row(last, 'Misuse.pair', acquire, signature, acquired=n, released=n, live=0,
+                   live_bytes=0)
+    t = last['totals']
+    for key in ('double_releases', 'unmatched_releases'):
+        expect(t[key] == 0, 'totals.%s expected 0, got %d', key, t[key])
+    return len(expected)
+
+
+def case_misuse_matrix(ctx):
+    """Every acquire family's pin released through every other family's
+    release, with an object of the release's kind: the agent must send it
+    to the pin's own family and object, with and without -Xcheck:jni."""
+    results = []
+    for checked in (False, True):
+        results.append('%s: %d pairs' % ('-Xcheck:jni' if checked else 'plain',
+                                         _misuse_run(ctx, checked)))
+    print('misuse matrix on %s: %s' % (ctx.jdk_name, ', '.join(results)))
+
+
+# -Xcheck:jni names the variadic function a native method called (JniNames.java, pwnames.c).
+JNI_NAMES_VARIADIC = ('CallObjectMethod', 'CallNonvirtualObjectMethod', 'CallStaticObjectMethod')
+JNI_NAMES_CALLS = 3                       # JniNames.CALLS
+UNCHECKED_WARNING = re.compile(r'^WARNING in native method: JNI call made without checking exceptions '
+                               r'when required to from (\w+)\s*$')
+
+
+def _unchecked_warnings(run):
+    """How many times each function is named in -Xcheck:jni's "without
+    checking exceptions" warnings."""
+    named = {}
+    for line in (run.stdout + '\n' + run.stderr).splitlines():
+        m = UNCHECKED_WARNING.match(line.strip())
+        if m:
+            named[m.group(1)] = named.get(m.group(1), 0) + 1
+    return named
+
+
+def case_jni_names(ctx):
+    """The variadic JNI functions pinwatch wraps reach the JVM as the same
+    variadic functions: -Xcheck:jni's warnings name what the application
+    called, with and without the agent alike, and the arguments (some on
+    the stack) arrive intact."""
+    plain = ctx.run_java('JniNames', jvm_args=['-Xcheck:jni'], with_agent=False)
+    want = _unchecked_warnings(plain)
+    for name in JNI_NAMES_VARIADIC:
+        expect(want.get(name) == JNI_NAMES_CALLS, 'without the agent, -Xcheck:jni should name %s %d '
+               'times, named %s', name, JNI_NAMES_CALLS, want)
+    results = []
+    for checked in (True, False):
+        report = ctx.report_path('names-%s.jsonl' % ('checked' if checked else 'plain'))
+        run = ctx.run_java('JniNames', jvm_args=['-Xcheck:jni'] if checked else [], report_path=report,
+                           agent_options='file=%s,format=json' % report)
+        expect('GOOD %d' % (4 * JNI_NAMES_CALLS) in run.stdout.splitlines(),
+               'every variadic call should get its arguments right: GOOD %d expected, printed %s',
+               4 * JNI_NAMES_CALLS, [l for l in run.stdout.splitlines() if l.startswith('GOOD')])
+        if checked:
+            got = _unchecked_warnings(run)
+            expect(got == want, '-Xcheck:jni warnings name other functions with the agent: without '
+                   '%s, with %s', want, got)
+        _, last = load_report(report, extended=True)
+        for name in ('NewObject',) + JNI_NAMES_VARIADIC:
+            expect_ref(last, 'local', 'pinwatch.fixtures.JniNames.calls', name,
+                       created=JNI_NAMES_CALLS, live=0)
+        results.append('%s ok' % ('-Xcheck:jni' if checked else 'plain'))
+    print('jni-names on %s: %s' % (ctx.jdk_name, ', '.join(results)))
 
 
 # JNI functions later JDKs appended to JDK 17's table, and the last of JDK
@@ -1962,6 +2180,7 @@ CASES = {
     'lz4': case_lz4,
     'options': case_options,
     'leaked-held': case_leaked_held,
+    'carried': case_carried,
     'threshold': case_threshold,
     'interval': case_interval,
     'exitcode': case_exitcode,
@@ -1972,6 +2191,8 @@ CASES = {
     'suppress': case_suppress,
     'options-soak': case_options_soak,
     'findings': case_findings,
+    'misuse-matrix': case_misuse_matrix,
+    'jni-names': case_jni_names,
     'newer-jni': case_newer_jni,
     'virtual-threads': case_virtual_threads,
     'double-release-safe': case_double_release_safe,

@@ -414,7 +414,13 @@ def check_extended(dump):
         if not isinstance(rate, (int, float)) or isinstance(rate, bool) or not rate >= 0:
             raise TestFailure('%s: "acquired_per_s" should be a non-negative number, got %r'
                               % (rwhere, rate))
-    for key in ('leaked', 'held', 'suppressed'):
+    for row in dump['rows']:
+        rwhere = '%s row %s' % (where, row_name(row))
+        carried = _num(row, 'carried', rwhere)
+        if carried > row['released']:
+            raise TestFailure('%s: carried %d > released %d' % (rwhere, carried, row['released']))
+    _num(totals, 'carried', where + ' totals')
+    for key in ('leaked', 'held', 'suppressed', 'carried'):
         total = sum(r[key] for r in dump['rows'])
         if totals[key] != total:
             raise TestFailure('%s: totals.%s is %d but the rows add up to %d'
@@ -562,18 +568,19 @@ def _sample_dump():
         return {'method': method, 'signature': '([I)V', 'function': function,
                 'acquired': acquired, 'released': released, 'live': live,
                 'live_bytes': nbytes, 'commits': 0, 'oldest_age_ms': 3,
-                'leaked': live, 'held': 0, 'suppressed': 0, 'live_delta': live,
+                'leaked': live, 'held': 0, 'carried': 0, 'suppressed': 0, 'live_delta': live,
                 'acquired_delta': acquired, 'acquired_per_s': 0,
                 'sites': [{'live': live, 'acquired': acquired,
                            'frames': [{'address': '0x1', 'symbol': 'f'}]}]}
     rows = [row('a.B.c', 'GetIntArrayElements', 5, 2, 3, 300),
             row('a.B.d', 'GetByteArrayElements', 4, 3, 1, 10),
             row('a.B.e', 'GetStringChars', 9, 9, 0, 0)]
+    rows[2]['carried'] = 2
     return {'tool': 'pinwatch', 'version': '0.1.0', 'pid': 1, 'host': 'h1', 'reason': 'exit', 'uptime_ms': 5,
             'since_ms': 0,
             'totals': {'acquired': 18, 'released': 14, 'live': 4, 'live_bytes': 310,
                        'unmatched_releases': 0, 'commits': 0,
-                       'leaked': 4, 'held': 0, 'suppressed': 0},
+                       'leaked': 4, 'held': 0, 'carried': 2, 'suppressed': 0},
             'rows': rows}
 
 
@@ -620,6 +627,9 @@ def self_test():
     breaks(lambda d: d['rows'][0].update(suppressed=4), 'suppressed > live')
     breaks(lambda d: d['totals'].update(suppressed=1), 'totals.suppressed != sum of rows')
     breaks(lambda d: d['totals'].update(leaked=3, held=1), 'totals.leaked != sum of rows')
+    breaks(lambda d: d['totals'].update(carried=3), 'totals.carried != sum of rows')
+    breaks(lambda d: d['rows'][1].update(carried=4), 'carried > released')
+    breaks(lambda d: d['rows'][2].pop('carried'), 'a missing carried')
     breaks(lambda d: d['rows'][2].update(acquired_per_s='0'), 'a rate that is not a number')
     breaks(lambda d: d['rows'][2].update(acquired_delta=10), 'acquired_delta > acquired')
     breaks(lambda d: d['rows'][2].pop('live_delta'), 'a missing live_delta')

@@ -8,4 +8,8 @@
 /* False, with errno set, when fd took less than len bytes. */
 PW_HIDDEN bool pw_write_all(int fd, const void *data, size_t len);
 
+/* A file option's name with "%p" replaced by the pid and "%%" by "%";
+ * false when it does not fit in len bytes. */
+PW_HIDDEN bool pw_expand_path(const char *pattern, char *out, size_t len);
+
 #endif

@@ -1,11 +1,46 @@
 #include "log.h"
 
+#include "io.h"
+
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
+/* The descriptor the lines go to; -1: none.  Set once at start, before any
+ * thread of the agent's runs; read by any thread. */
+static atomic_int log_fd = STDERR_FILENO;
+
+bool
+pw_log_open(const char *where, char *err, size_t errlen)
+{
+    if (where[0] == '\0')
+        return true;
+    if (strcmp(where, "none") == 0) {
+        atomic_store(&log_fd, -1);
+        return true;
+    }
+    char path[4096];
+    if (!pw_expand_path(where, path, sizeof(path))) {
+        snprintf(err, errlen, "log file name too long after expanding %%p: %.80s", where);
+        return false;
+    }
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) {
+        snprintf(err, errlen, "cannot open log file %.200s: %s", path, strerror(errno));
+        return false;
+    }
+    /* Never closed: a line may be on its way from another thread. */
+    atomic_store(&log_fd, fd);
+    return true;
+}
+
 /* The line is formatted first and written with one write(2): lines from
- * several threads (and the JVM's own output) then never interleave. */
+ * several threads (and the JVM's own output) then never interleave; O_APPEND
+ * keeps them whole in a log file that several JVMs share. */
 static void __attribute__((format(printf, 2, 0))) log_line(const char *level, const char *fmt, va_list ap)
 {
     char line[1024];
@@ -19,8 +54,11 @@ static void __attribute__((format(printf, 2, 0))) log_line(const char *level, co
     if (len > sizeof(line) - 2)
         len = sizeof(line) - 2;
     line[len++] = '\n';
-    ssize_t w = write(STDERR_FILENO, line, len);
-    (void)w; /* nowhere left to report a failing stderr */
+    int fd = atomic_load_explicit(&log_fd, memory_order_relaxed);
+    if (fd < 0)
+        return;
+    ssize_t w = write(fd, line, len);
+    (void)w; /* nowhere left to report a failing log */
 }
 
 void

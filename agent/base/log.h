@@ -5,6 +5,12 @@
 
 #include "pinwatch.h"
 
+/* Where the lines go from now on (log=): "" for stderr, "none" for
+ * nowhere, else a file appended to (created 0600, %p expanded).  Returns
+ * false, with a reason in err, when the file cannot be opened; the lines
+ * then still go to stderr. */
+PW_HIDDEN bool pw_log_open(const char *where, char *err, size_t errlen);
+
 PW_HIDDEN void pw_log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 PW_HIDDEN void pw_log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 PW_HIDDEN void pw_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -16,6 +16,21 @@ set_file(struct pw_options *opts, const char *value, size_t len)
     return true;
 }
 
+/* "stderr" is the zeroed field; "none" and a path are kept as given. */
+static bool
+set_log(struct pw_options *opts, const char *value, size_t len)
+{
+    if (len == 0 || len >= sizeof(opts->log))
+        return false;
+    if (len == 6 && memcmp(value, "stderr", 6) == 0) {
+        opts->log[0] = '\0';
+        return true;
+    }
+    memcpy(opts->log, value, len);
+    opts->log[len] = '\0';
+    return true;
+}
+
 static bool
 set_format(struct pw_options *opts, const char *value, size_t len)
 {
@@ -224,6 +239,10 @@ static const struct pw_option_spec specs[] = {
      "stack for flame graphs; openmetrics: Prometheus metrics, and file= is then replaced atomically at each "
      "report (for node_exporter's textfile collector), not appended to",
      set_format},
+    {"log", "stderr|none|PATH", "stderr",
+     "where pinwatch's own [pinwatch] lines go (UNRELEASED, errors, warnings): none drops them, PATH appends "
+     "them to that file (created 0600; %p is replaced by the pid), so that stderr is left to the application",
+     set_log},
     {"stack", "N", "16",
      "native frames kept per call site (0-64; 0: the call site only); taken when a site is new, then again at "
      "most every " PW_STR(PW_SAMPLE_MS) " ms, looked at on every " PW_STR(PW_SAMPLE_PERIOD) "th Get of a thread",

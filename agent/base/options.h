@@ -22,6 +22,7 @@ enum pw_format { PW_FORMAT_TEXT, PW_FORMAT_JSON, PW_FORMAT_COLLAPSED, PW_FORMAT_
 
 struct pw_options {
     char file[PW_PATH_MAX]; /* empty: stderr; "%p" expands to the pid */
+    char log[PW_PATH_MAX];  /* pinwatch's own lines: empty: stderr; "none": nowhere; else a file */
     enum pw_format format;
     uint64_t threshold;         /* live pins that trigger a report; 0: off */
     uint64_t interval_ms;       /* period of reports; 0: off */

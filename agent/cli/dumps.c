@@ -170,6 +170,7 @@ read_dump(struct ctx *c, json_object *o, struct pw_dump *d)
         d->totals.live_bytes = get_u64(c, t, "live_bytes", true, "totals");
         d->totals.leaked = get_u64(c, t, "leaked", false, "totals");
         d->totals.held = get_u64(c, t, "held", false, "totals");
+        d->totals.carried = get_u64(c, t, "carried", false, "totals");
         d->totals.suppressed = get_u64(c, t, "suppressed", false, "totals");
         d->totals.unmatched_releases = get_u64(c, t, "unmatched_releases", false, "totals");
         d->totals.lost = get_u64(c, t, "lost", false, "totals");
@@ -197,6 +198,7 @@ read_dump(struct ctx *c, json_object *o, struct pw_dump *d)
         row->live_bytes = get_u64(c, r, "live_bytes", true, where);
         row->leaked = get_u64(c, r, "leaked", false, where);
         row->held = get_u64(c, r, "held", false, where);
+        row->carried = get_u64(c, r, "carried", false, where);
         row->suppressed = get_u64(c, r, "suppressed", false, where);
         row->commits = get_u64(c, r, "commits", false, where);
         row->oldest_age_ms = get_u64(c, r, "oldest_age_ms", false, where);

@@ -33,6 +33,7 @@ struct pw_site {
 struct pw_row {
     char *method, *signature, *function;
     uint64_t acquired, released, live, live_bytes, leaked, held, suppressed, commits, oldest_age_ms;
+    uint64_t carried; /* released by a later call after their method returned; 0 in older reports */
     int64_t live_delta;
     struct pw_site *sites;
     size_t nsites;
@@ -53,6 +54,7 @@ struct pw_ref_row {
 
 struct pw_totals {
     uint64_t acquired, released, live, live_bytes, leaked, held, suppressed, unmatched_releases, lost;
+    uint64_t carried;
 };
 
 struct pw_dump {

@@ -740,19 +740,21 @@ pw_report_html(struct pw_buf *b, const char *file, const struct pw_dumps *d)
     esc(b, last->version);
     pw_buf_puts(b, "</p></header>\n<main>\n");
 
-    char v1[32], v2[32], v3[32], v4[32], v5[32];
+    char v1[32], v2[32], v3[32], v4[32], v5[32], v6[32];
     pw_buf_printf(b,
                   "<div class=\"cards\">"
                   "<div class=\"card%s\" id=\"total-live\"><b>%s</b><span>live pins</span></div>"
                   "<div class=\"card%s\"><b>%s</b><span>live bytes</span></div>"
                   "<div class=\"card\"><b>%s</b><span>leaked (returned holding)</span></div>"
                   "<div class=\"card\"><b>%s</b><span>held by running code</span></div>"
+                  "<div class=\"card\" id=\"total-carried\"><b>%s</b><span>carried across calls (released "
+                  "later, not leaked)</span></div>"
                   "<div class=\"card\"><b>%s</b><span>pins taken</span></div>"
                   "</div>\n",
                   last->totals.live ? " alert" : "", grouped(last->totals.live, v1, sizeof(v1)),
                   last->totals.live_bytes ? " alert" : "", human_bytes(last->totals.live_bytes, v2, sizeof(v2)),
                   grouped(last->totals.leaked, v3, sizeof(v3)), grouped(last->totals.held, v4, sizeof(v4)),
-                  grouped(last->totals.acquired, v5, sizeof(v5)));
+                  grouped(last->totals.carried, v6, sizeof(v6)), grouped(last->totals.acquired, v5, sizeof(v5)));
 
     /* Growth: x is time since the first report (uptime within one JVM). */
     uint64_t *xs = pw_xmalloc(d->n * sizeof(*xs));
@@ -1096,6 +1098,7 @@ pw_report_html_fleet(struct pw_buf *b, const struct pw_fleet *f)
         sum.live_bytes += t->live_bytes;
         sum.leaked += t->leaked;
         sum.held += t->held;
+        sum.carried += t->carried;
         sum.acquired += t->acquired;
     }
 
@@ -1112,18 +1115,21 @@ pw_report_html_fleet(struct pw_buf *b, const struct pw_fleet *f)
                   f->nprocs, f->nprocs == 1 ? "" : "s", f->nhosts, f->nhosts == 1 ? "" : "s", nd,
                   nd == 1 ? "" : "s", f->nfiles, f->nfiles == 1 ? "" : "s", duration(xmax, span, sizeof(span)));
     pw_buf_puts(b, "</p></header>\n<main>\n");
-    char v1[32], v2[32], v3[32], v4[32], v5[32];
+    char v1[32], v2[32], v3[32], v4[32], v5[32], v6[32];
     pw_buf_printf(b,
                   "<div class=\"cards\">"
                   "<div class=\"card%s\" id=\"total-live\"><b>%s</b><span>live pins, all JVMs</span></div>"
                   "<div class=\"card%s\"><b>%s</b><span>live bytes</span></div>"
                   "<div class=\"card\"><b>%s</b><span>leaked (returned holding)</span></div>"
                   "<div class=\"card\"><b>%s</b><span>held by running code</span></div>"
+                  "<div class=\"card\" id=\"total-carried\"><b>%s</b><span>carried across calls (released "
+                  "later, not leaked)</span></div>"
                   "<div class=\"card\"><b>%s</b><span>pins taken</span></div>"
                   "</div>\n",
                   sum.live ? " alert" : "", grouped(sum.live, v1, sizeof(v1)), sum.live_bytes ? " alert" : "",
                   human_bytes(sum.live_bytes, v2, sizeof(v2)), grouped(sum.leaked, v3, sizeof(v3)),
-                  grouped(sum.held, v4, sizeof(v4)), grouped(sum.acquired, v5, sizeof(v5)));
+                  grouped(sum.held, v4, sizeof(v4)), grouped(sum.carried, v6, sizeof(v6)),
+                  grouped(sum.acquired, v5, sizeof(v5)));
 
     jvms_table(b, f);
 

@@ -65,6 +65,7 @@ static void JNICALL
 on_vm_death(jvmtiEnv *env, JNIEnv *jni)
 {
     pw_methods_name_all(env);
+    pw_report_thread_flush_notes();
     struct pw_snap_totals totals;
     if (!pw_report_write("exit", &options, &totals))
         return;
@@ -168,6 +169,13 @@ start(JavaVM *vm, const char *text, bool attached)
         return command(&parsed, text);
     if (parsed.dump) {
         pw_log_error("'dump' is a command for a JVM where pinwatch already runs (load the library again)");
+        atomic_store(&running, false);
+        return PINWATCH_BAD_OPTIONS;
+    }
+    /* Before anything else can print: with log=none or log=PATH, nothing of
+     * pinwatch's reaches stderr after the options were read. */
+    if (!pw_log_open(parsed.log, err, sizeof(err))) {
+        pw_log_error("%s", err);
         atomic_store(&running, false);
         return PINWATCH_BAD_OPTIONS;
     }

@@ -95,17 +95,21 @@ release_as(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *p, 
     case PW_FN_LONG_ELEMENTS: pw_jni.ReleaseLongArrayElements(env, obj, p, mode); break;
     case PW_FN_FLOAT_ELEMENTS: pw_jni.ReleaseFloatArrayElements(env, obj, p, mode); break;
     case PW_FN_DOUBLE_ELEMENTS: pw_jni.ReleaseDoubleArrayElements(env, obj, p, mode); break;
+    /* The region is closed in the books first, so that the JVM's release
+     * is the wrapper's last act: a tail call, which leaves no frame of
+     * pinwatch's in a stack the JVM prints.  Nothing of pinwatch's runs on
+     * this thread in between. */
     case PW_FN_ARRAY_CRITICAL:
-        pw_jni.ReleasePrimitiveArrayCritical(env, obj, p, mode);
         if (t != NULL && mode != JNI_COMMIT && t->critical > 0)
             t->critical--;
+        pw_jni.ReleasePrimitiveArrayCritical(env, obj, p, mode);
         break;
     case PW_FN_STRING_CHARS: pw_jni.ReleaseStringChars(env, obj, p); break;
     case PW_FN_STRING_UTF_CHARS: pw_jni.ReleaseStringUTFChars(env, obj, p); break;
     case PW_FN_STRING_CRITICAL:
-        pw_jni.ReleaseStringCritical(env, obj, p);
         if (t != NULL && t->critical > 0)
             t->critical--;
+        pw_jni.ReleaseStringCritical(env, obj, p);
         break;
     }
 }
@@ -154,8 +158,46 @@ wrong_object(JNIEnv *env, const struct pw_release *r, jobject obj, jobject *orig
     return differ;
 }
 
+static bool
+is_string_fn(uint32_t fn)
+{
+    return fn >= PW_FN_STRING_CHARS;
+}
+
+/* A release made through a function of the other kind than the pin's
+ * (an array's pin given back through a string function, or the reverse):
+ * the object it names cannot be the pin's, and the JVM's release for the
+ * pin's family must get the object the pin was taken from, or checked JNI
+ * aborts ("Non-array passed to JNI array operations", "JNI string operation
+ * received a non-string") and HotSpot without it reads an array out of a
+ * String.  That object is known while the invocation that took the pin
+ * runs (the Get's reference is one of its handles); a pin carried in from
+ * another call has only a reference that may be dead by now, so its
+ * release is withheld: the JVM's copy is leaked rather than freed against
+ * a guessed object.  A critical cannot be withheld (the GC would stay
+ * locked): it goes to the JVM with the object passed, as before. */
+static void
+released_other_kind(JNIEnv *env, struct pw_thread *t, uint32_t use, jobject obj, void *p, jint mode,
+                    const struct pw_release *r)
+{
+    if (r->same_call && r->ref != NULL) {
+        /* Without checked JNI a deleted reference can be seen, outside a
+         * critical region; with it, asking would abort. */
+        if (!pw_tracker_checked_jni && t->critical == 0 && pw_jni.IsSameObject(env, r->ref, NULL)) {
+            if (is_critical_fn(use))
+                release_as(env, t, use, obj, p, mode);
+            return;
+        }
+        release_as(env, t, use, r->ref, p, mode);
+        return;
+    }
+    if (is_critical_fn(use))
+        release_as(env, t, use, obj, p, mode);
+}
+
 /* The release of a pin that needs more than passing on: dropped (a double
- * release), or made against another object than its Get's. */
+ * release), made through another family than its Get's, or made against
+ * another object than its Get's. */
 static __attribute__((noinline, cold)) void
 released_slow(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *p, jint mode, void *call,
               const struct pw_release *r)
@@ -163,6 +205,14 @@ released_slow(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *
     if (r->action == PW_RELEASE_DROP)
         return;
     uint32_t use = r->action == PW_RELEASE_REDIRECT ? r->fn : fn;
+    /* A commit only copies back: a string pin has nothing to copy, and the
+     * string families' releases (no mode) would free it. */
+    if (mode == JNI_COMMIT && r->action == PW_RELEASE_REDIRECT && is_string_fn(use))
+        return;
+    if (r->action == PW_RELEASE_REDIRECT && is_string_fn(use) != is_string_fn(fn)) {
+        released_other_kind(env, t, use, obj, p, mode, r);
+        return;
+    }
     jobject original = NULL;
     if (r->found && r->ref != obj && r->same_call) {
         /* Outside a critical region the objects can be compared before the

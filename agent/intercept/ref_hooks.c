@@ -16,9 +16,11 @@
  * getters (ids are not references), EnsureLocalCapacity (capacity only),
  * and functions returning primitives.
  *
- * The variadic functions cannot pass their arguments on from C: they go to
- * the JVM's va_list variant, which is what HotSpot's own variadic entry
- * points do with theirs.
+ * The variadic functions cannot pass their arguments on from C: the
+ * assembler of va_forward.h calls the JVM's variadic function itself, so
+ * that -Xcheck:jni names the function the application called; where it
+ * cannot, their C wrappers here (pw_va_fallback_) go to the JVM's va_list
+ * variant, which is what HotSpot's own variadic entry points do with theirs.
  *
  * These slots lose jni_guard's thunk, so each wrapper checks for an open
  * critical region itself.  The JVM is called only through pw_jni. */
@@ -28,6 +30,7 @@
 #include "jni_table.h"
 #include "refs.h"
 #include "tracker.h"
+#include "va_forward.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -152,6 +155,26 @@ hook_PopLocalFrame(JNIEnv *env, jobject result)
 
 #define RET PW_RETURN_ADDRESS()
 
+_Static_assert(SLOT(NewObject) == PW_SLOT_NEW_OBJECT, "va_forward.h");
+_Static_assert(SLOT(CallObjectMethod) == PW_SLOT_CALL_OBJECT_METHOD, "va_forward.h");
+_Static_assert(SLOT(CallNonvirtualObjectMethod) == PW_SLOT_CALL_NONVIRTUAL_OBJECT_METHOD, "va_forward.h");
+_Static_assert(SLOT(CallStaticObjectMethod) == PW_SLOT_CALL_STATIC_OBJECT_METHOD, "va_forward.h");
+
+/* A variadic call forwarded by va_forward.S has returned: the return
+ * address it kept leaves the shadow frame (the frames are where they were
+ * before the call: whatever Java ran in between has returned) and the
+ * local reference made is counted, as the C wrappers do. */
+struct pw_va_done
+pw_va_returned(jobject result, uint32_t slot)
+{
+    struct pw_thread *t = pw_tls_self;
+    void **cell = &t->va_ret[t->depth - 1];
+    void *ret = *cell;
+    *cell = NULL;
+    (void)local_made(t->va_env, slot, result, ret);
+    return (struct pw_va_done){result, ret};
+}
+
 static jclass JNICALL
 hook_DefineClass(JNIEnv *env, const char *name, jobject loader, const jbyte *buf, jsize len)
 {
@@ -212,8 +235,8 @@ hook_NewObjectA(JNIEnv *env, jclass cls, jmethodID id, const jvalue *args)
     return local_made(env, SLOT(NewObjectA), pw_jni.NewObjectA(env, cls, id, args), RET);
 }
 
-static jobject JNICALL
-hook_NewObject(JNIEnv *env, jclass cls, jmethodID id, ...)
+jobject JNICALL
+pw_va_fallback_NewObject(JNIEnv *env, jclass cls, jmethodID id, ...)
 {
     va_list ap;
     va_start(ap, id);
@@ -240,8 +263,8 @@ hook_CallObjectMethodA(JNIEnv *env, jobject obj, jmethodID id, const jvalue *arg
     return local_made(env, SLOT(CallObjectMethodA), pw_jni.CallObjectMethodA(env, obj, id, args), RET);
 }
 
-static jobject JNICALL
-hook_CallObjectMethod(JNIEnv *env, jobject obj, jmethodID id, ...)
+jobject JNICALL
+pw_va_fallback_CallObjectMethod(JNIEnv *env, jobject obj, jmethodID id, ...)
 {
     va_list ap;
     va_start(ap, id);
@@ -264,8 +287,8 @@ hook_CallNonvirtualObjectMethodA(JNIEnv *env, jobject obj, jclass cls, jmethodID
                       pw_jni.CallNonvirtualObjectMethodA(env, obj, cls, id, args), RET);
 }
 
-static jobject JNICALL
-hook_CallNonvirtualObjectMethod(JNIEnv *env, jobject obj, jclass cls, jmethodID id, ...)
+jobject JNICALL
+pw_va_fallback_CallNonvirtualObjectMethod(JNIEnv *env, jobject obj, jclass cls, jmethodID id, ...)
 {
     va_list ap;
     va_start(ap, id);
@@ -294,8 +317,8 @@ hook_CallStaticObjectMethodA(JNIEnv *env, jclass cls, jmethodID id, const jvalue
                       RET);
 }
 
-static jobject JNICALL
-hook_CallStaticObjectMethod(JNIEnv *env, jclass cls, jmethodID id, ...)
+jobject JNICALL
+pw_va_fallback_CallStaticObjectMethod(JNIEnv *env, jclass cls, jmethodID id, ...)
 {
     va_list ap;
     va_start(ap, id);
@@ -382,18 +405,18 @@ pw_ref_hooks_install(struct JNINativeInterface_ *table)
     HOOK(ExceptionOccurred);
     HOOK(NewLocalRef);
     HOOK(AllocObject);
-    HOOK(NewObject);
+    table->NewObject = pw_va_NewObject;
     HOOK(NewObjectV);
     HOOK(NewObjectA);
     HOOK(GetObjectClass);
-    HOOK(CallObjectMethod);
+    table->CallObjectMethod = pw_va_CallObjectMethod;
     HOOK(CallObjectMethodV);
     HOOK(CallObjectMethodA);
-    HOOK(CallNonvirtualObjectMethod);
+    table->CallNonvirtualObjectMethod = pw_va_CallNonvirtualObjectMethod;
     HOOK(CallNonvirtualObjectMethodV);
     HOOK(CallNonvirtualObjectMethodA);
     HOOK(GetObjectField);
-    HOOK(CallStaticObjectMethod);
+    table->CallStaticObjectMethod = pw_va_CallStaticObjectMethod;
     HOOK(CallStaticObjectMethodV);
     HOOK(CallStaticObjectMethodA);
     HOOK(GetStaticObjectField);

@@ -16,7 +16,7 @@ struct pw_symbols {
 };
 
 /* elfutils is not thread-safe as Debian builds it: two Dwfl handles used at
- * once (a report and a LEAK line) were seen to lose symbols.  One view of
+ * once (a report and an UNRELEASED line) were seen to lose symbols.  One view of
  * the process at a time, from open to close. */
 static pthread_mutex_t dwfl_lock = PTHREAD_MUTEX_INITIALIZER;
 

@@ -103,32 +103,6 @@ apply_deltas(struct pw_snapshot *snap)
     seen_any = true;
 }
 
-/* "%p" -> pid; "%%" -> "%". */
-static bool
-expand_path(const char *pattern, char *out, size_t len)
-{
-    size_t n = 0;
-    for (const char *p = pattern; *p != '\0'; p++) {
-        char pid[24];
-        const char *piece = p;
-        size_t plen = 1;
-        if (p[0] == '%' && p[1] == 'p') {
-            snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-            piece = pid;
-            plen = strlen(pid);
-            p++;
-        } else if (p[0] == '%' && p[1] == '%') {
-            p++;
-        }
-        if (n + plen >= len)
-            return false;
-        memcpy(out + n, piece, plen);
-        n += plen;
-    }
-    out[n] = '\0';
-    return true;
-}
-
 /* format=openmetrics: the file holds the latest figures only, and a reader
  * (node_exporter's textfile collector) must never see half of them: write
  * a temporary beside it, then rename over it.  The temporary's name does
@@ -172,7 +146,7 @@ emit(const struct pw_options *opts, const struct pw_strbuf *text)
 {
     if (opts->file[0] != '\0') {
         char path[PW_PATH_MAX];
-        if (!expand_path(opts->file, path, sizeof(path))) {
+        if (!pw_expand_path(opts->file, path, sizeof(path))) {
             pw_log_error("report file name too long after expanding %%p: %.80s; report written to stderr",
                          opts->file);
         } else if (opts->format == PW_FORMAT_OPENMETRICS) {

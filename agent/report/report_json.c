@@ -170,11 +170,12 @@ pw_report_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
                      ",\"time_ms\":%" PRIu64 ",\"uptime_ms\":%" PRIu64 ",\"since_ms\":%" PRIu64
                      ",\"totals\":{\"acquired\":%" PRIu64 ",\"released\":%" PRIu64 ",\"live\":%" PRIu64
                      ",\"live_bytes\":%" PRIu64 ",\"leaked\":%" PRIu64 ",\"held\":%" PRIu64
-                     ",\"suppressed\":%" PRIu64 ",\"commits\":%" PRIu64 ",\"unmatched_releases\":%" PRIu64
-                     ",\"double_releases\":%" PRIu64 ",\"findings\":%" PRIu64 ",\"lost\":%" PRIu64
-                     ",\"table_bytes\":%" PRIu64 ",\"methods\":%" PRIu64 ",\"rows\":%zu},\"rows\":[",
+                     ",\"carried\":%" PRIu64 ",\"suppressed\":%" PRIu64 ",\"commits\":%" PRIu64
+                     ",\"unmatched_releases\":%" PRIu64 ",\"double_releases\":%" PRIu64 ",\"findings\":%" PRIu64
+                     ",\"lost\":%" PRIu64 ",\"table_bytes\":%" PRIu64 ",\"methods\":%" PRIu64
+                     ",\"rows\":%zu},\"rows\":[",
                      snap->time_ms, snap->uptime_ms, snap->since_ms, t->acquired, t->released, t->live,
-                     t->live_bytes, t->leaked, t->live - t->leaked, t->suppressed, t->commits,
+                     t->live_bytes, t->leaked, t->live - t->leaked, t->carried, t->suppressed, t->commits,
                      t->unmatched_releases, t->double_releases, t->findings, t->lost, t->table_bytes, t->methods,
                      snap->nrows);
     for (size_t i = 0; i < snap->nrows; i++) {
@@ -189,12 +190,12 @@ pw_report_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
         pw_strbuf_printf(out,
                          ",\"function\":\"%s\",\"acquired\":%" PRIu64 ",\"released\":%" PRIu64
                          ",\"live\":%" PRIu64 ",\"live_bytes\":%" PRIu64 ",\"leaked\":%" PRIu64
-                         ",\"held\":%" PRIu64 ",\"suppressed\":%" PRIu64 ",\"commits\":%" PRIu64
-                         ",\"oldest_age_ms\":%" PRIu64 ",\"live_delta\":%" PRId64 ",\"acquired_delta\":%" PRIu64
-                         ",\"acquired_per_s\":%" PRIu64 ".%" PRIu64 ",\"sites\":[",
+                         ",\"held\":%" PRIu64 ",\"carried\":%" PRIu64 ",\"suppressed\":%" PRIu64
+                         ",\"commits\":%" PRIu64 ",\"oldest_age_ms\":%" PRIu64 ",\"live_delta\":%" PRId64
+                         ",\"acquired_delta\":%" PRIu64 ",\"acquired_per_s\":%" PRIu64 ".%" PRIu64 ",\"sites\":[",
                          pw_function_name(r->fn), r->acquired, r->released, r->live, r->live_bytes, r->leaked,
-                         r->live - r->leaked, r->suppressed, r->commits, r->oldest_age_ms, r->live_delta,
-                         r->acquired_delta, tenths / 10, tenths % 10);
+                         r->live - r->leaked, r->carried, r->suppressed, r->commits, r->oldest_age_ms,
+                         r->live_delta, r->acquired_delta, tenths / 10, tenths % 10);
         for (size_t j = 0; j < r->nsites; j++) {
             if (j)
                 pw_strbuf_puts(out, ",");

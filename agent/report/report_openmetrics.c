@@ -50,6 +50,12 @@ row_leaked(const struct pw_snap_row *r)
 }
 
 static uint64_t
+row_carried(const struct pw_snap_row *r)
+{
+    return r->carried;
+}
+
+static uint64_t
 row_acquired(const struct pw_snap_row *r)
 {
     return r->acquired;
@@ -68,6 +74,10 @@ static const struct row_family pin_families[] = {
      row_live_bytes},
     {"pinwatch_leaked_pins", GAUGE, NULL, "Live pins whose native method has returned without releasing them.",
      row_leaked},
+    {"pinwatch_carried", COUNTER, NULL,
+     "Pins released by a later call after their native method returned holding them: carried across calls, not "
+     "leaked.",
+     row_carried},
     {"pinwatch_acquired", COUNTER, NULL, "Pins taken since the agent started.", row_acquired},
     {"pinwatch_released", COUNTER, NULL, "Pins released since the agent started.", row_released},
 };

@@ -212,6 +212,8 @@ pw_report_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
             pw_strbuf_printf(out, "  %-25s  %s%s", pw_function_name(r->fn), r->method, r->signature);
             if (r->suppressed > 0)
                 pw_strbuf_printf(out, "  (%" PRIu64 " suppressed)", r->suppressed);
+            if (r->carried > 0)
+                pw_strbuf_printf(out, "  (%" PRIu64 " carried across calls)", r->carried);
             pw_strbuf_puts(out, "\n");
             for (size_t j = 0; j < r->nsites; j++)
                 if (r->sites[j].live > 0)
@@ -226,8 +228,11 @@ pw_report_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
             if (r->live > 0)
                 continue;
             shown++;
-            pw_strbuf_printf(out, "    %9" PRIu64 " acquired  %-25s  %s%s\n", r->acquired,
-                             pw_function_name(r->fn), r->method, r->signature);
+            pw_strbuf_printf(out, "    %9" PRIu64 " acquired  %-25s  %s%s", r->acquired, pw_function_name(r->fn),
+                             r->method, r->signature);
+            if (r->carried > 0)
+                pw_strbuf_printf(out, "  (%" PRIu64 " carried across calls)", r->carried);
+            pw_strbuf_puts(out, "\n");
         }
         if (balanced > shown)
             pw_strbuf_printf(out, "    ... %zu more balanced rows (format=json lists every row)\n",
@@ -235,10 +240,11 @@ pw_report_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
     }
     pw_strbuf_printf(out,
                      "  totals: acquired %" PRIu64 ", released %" PRIu64 ", live %" PRIu64 " (%" PRIu64
-                     " bytes, %" PRIu64 " leaked, %" PRIu64 " held, %" PRIu64 " suppressed), commits %" PRIu64
+                     " bytes, %" PRIu64 " leaked, %" PRIu64 " held, %" PRIu64
+                     " suppressed), carried across calls %" PRIu64 ", commits %" PRIu64
                      ", unmatched releases %" PRIu64 "\n",
                      t->acquired, t->released, t->live, t->live_bytes, t->leaked, t->live - t->leaked,
-                     t->suppressed, t->commits, t->unmatched_releases);
+                     t->suppressed, t->carried, t->commits, t->unmatched_releases);
     if (snap->refs_on)
         references_text(snap, out);
     if (snap->nfindings > 0) {

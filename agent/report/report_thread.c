@@ -35,7 +35,10 @@ write_notes(const struct pw_leak_note *batch, size_t n)
         } else {
             snprintf(at, sizeof(at), "0x%" PRIxPTR, ret);
         }
-        pw_log_info("LEAK %s returned holding %" PRIu64 " %s pin%s (%" PRIu64 " bytes) taken at %s%s",
+        /* What is known at the return: the pins are not released yet.  A
+         * later call may still release them legally (then they are counted
+         * as carried, not leaked), so the line does not call them leaks. */
+        pw_log_info("UNRELEASED %s returned holding %" PRIu64 " %s pin%s (%" PRIu64 " bytes) taken at %s%s",
                     pw_method_name(site->method), batch[i].pins, pw_function_name(site->fn),
                     batch[i].pins == 1 ? "" : "s", batch[i].bytes, at, site->suppressed ? " (suppressed)" : "");
     }
@@ -79,6 +82,8 @@ report_thread(void *arg)
         if (asked.notes_dropped > 0)
             pw_log_warn("%" PRIu64 " more first leaks came too fast to be noted; the reports count them",
                         asked.notes_dropped);
+        if (asked.nnotes > 0 || asked.notes_dropped > 0)
+            pw_requests_notes_written();
         if (asked.threshold)
             pw_report_write("threshold", options, NULL);
         if (interval > 0 && passed(&next_interval)) {
@@ -91,14 +96,29 @@ report_thread(void *arg)
     return NULL;
 }
 
+void
+pw_report_thread_flush_notes(void)
+{
+    static struct pw_requests left;
+    /* A batch the thread is symbolising takes milliseconds; a thread stuck
+     * for a second is not waited for longer. */
+    pw_requests_take_notes(&left, 1000);
+    if (left.nnotes > 0)
+        write_notes(left.notes, left.nnotes);
+    if (left.notes_dropped > 0)
+        pw_log_warn("%" PRIu64 " more first leaks came too fast to be noted; the reports count them",
+                    left.notes_dropped);
+}
+
 bool
 pw_report_thread_start(const struct pw_options *opts)
 {
     options = opts;
     int rc = pw_thread_spawn("pinwatch", 0, report_thread, NULL);
     if (rc != 0) {
-        pw_log_error("cannot start the report thread (error %d): no threshold or interval reports, no LEAK lines",
-                     rc);
+        pw_log_error(
+            "cannot start the report thread (error %d): no threshold or interval reports, no UNRELEASED lines",
+            rc);
         return false;
     }
     return true;

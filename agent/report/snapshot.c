@@ -122,6 +122,7 @@ group_rows(struct pw_snap_site *sites, size_t nsites, struct pw_snap_row *rows,
         row->live += s->live;
         row->live_bytes += s->live_bytes;
         row->leaked += s->leaked;
+        row->carried += s->carried;
         row->suppressed += s->suppressed;
         if (s->live > 0 && s->oldest_age_ms > row->oldest_age_ms)
             row->oldest_age_ms = s->oldest_age_ms;
@@ -426,6 +427,7 @@ take(struct pw_snapshot *snap, const char *reason, bool symbolise)
             .live = sums[i].live,
             .live_bytes = sums[i].bytes,
             .leaked = sums[i].leaked,
+            .carried = counts[i].carried,
             .suppressed = pw_site_get(i)->suppressed ? sums[i].live : 0,
             .oldest_age_ms = sums[i].any ? (uint32_t)(pass.now - sums[i].oldest_t) : 0,
         };
@@ -435,6 +437,7 @@ take(struct pw_snapshot *snap, const char *reason, bool symbolise)
         snap->totals.live += s->live;
         snap->totals.live_bytes += s->live_bytes;
         snap->totals.leaked += s->leaked;
+        snap->totals.carried += s->carried;
         snap->totals.suppressed += s->suppressed;
         if (s->suppressed == 0)
             snap->totals.leaked_unsuppressed += s->leaked;

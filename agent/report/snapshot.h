@@ -27,6 +27,7 @@ struct pw_snap_site {
     uintptr_t ret;
     uint64_t acquired, released, commits;
     uint64_t live, live_bytes, leaked, suppressed;
+    uint64_t carried; /* released after their method returned holding them */
     uint64_t oldest_age_ms;
     /* Reference sites: acquired counts made, released deleted, commits
      * freed by the JVM (PopLocalFrame, detach, thread end). */
@@ -44,6 +45,7 @@ struct pw_snap_row {
     uint32_t fn;
     uint64_t acquired, released, commits;
     uint64_t live, live_bytes, leaked, suppressed;
+    uint64_t carried;
     uint64_t oldest_age_ms;
     uint32_t peak; /* references: see pw_snap_site */
     uint64_t over_limit;
@@ -70,6 +72,7 @@ struct pw_snap_finding {
 
 struct pw_snap_totals {
     uint64_t acquired, released, commits, live, live_bytes, leaked, suppressed;
+    uint64_t carried;
     uint64_t leaked_unsuppressed; /* what exitcode= looks at */
     uint64_t unmatched_releases, lost, double_releases, findings;
     uint64_t methods;

@@ -125,6 +125,7 @@ pw_thread_counts_add_to(const struct pw_thread_counts *c, struct pw_counts *sums
             sum->released += pw_count_read(&counts[i].released);
             sum->commits += pw_count_read(&counts[i].commits);
             sum->leaked_at_return += pw_count_read(&counts[i].leaked_at_return);
+            sum->carried += pw_count_read(&counts[i].carried);
         }
     }
 }

@@ -28,7 +28,7 @@ struct pw_site {
     uint32_t fn;                                /* enum pw_function */
     _Atomic uint32_t elem_size;                 /* criticals: element size, 0 until known */
     bool suppressed;                            /* matches a suppression rule; set before publication */
-    atomic_bool leak_noted;                     /* a LEAK line was written for this site */
+    atomic_bool leak_noted;                     /* an UNRELEASED line was written for this site */
     _Atomic uint32_t stacks[PW_SITE_STACKS];    /* stack_table ids; 0: none yet */
     _Atomic(struct pw_java_stack *) java_stack; /* who called the native method */
     _Atomic uint32_t sampled_ms;                /* when its stack was last taken */
@@ -55,6 +55,7 @@ struct pw_counts {
         uint64_t freed;   /* references: freed by the JVM (PopLocalFrame, detach) */
     };
     uint64_t leaked_at_return; /* pins that were live when their method returned */
+    uint64_t carried;          /* of those, released later (by another call, or another thread) */
 };
 
 #define PW_COUNT_CHUNK 128

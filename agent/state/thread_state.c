@@ -8,6 +8,8 @@ _Static_assert(offsetof(struct pw_thread, depth) == PW_T_DEPTH, "native_entry.S"
 _Static_assert(offsetof(struct pw_thread, serial) == PW_T_SERIAL, "native_entry.S");
 _Static_assert(offsetof(struct pw_thread, too_deep) == PW_T_TOO_DEEP, "native_entry.S");
 _Static_assert(offsetof(struct pw_thread, frames) == PW_T_FRAMES, "native_entry.S");
+_Static_assert(offsetof(struct pw_thread, va_env) == PW_T_VA_ENV, "va_forward.S");
+_Static_assert(offsetof(struct pw_thread, va_ret) == PW_T_VA_RET, "va_forward.S");
 _Static_assert(offsetof(struct pw_frame, method) == PW_F_METHOD, "native_entry.S");
 _Static_assert(offsetof(struct pw_frame, ret) == PW_F_RET, "native_entry.S");
 _Static_assert(offsetof(struct pw_frame, serial) == PW_F_SERIAL, "native_entry.S");

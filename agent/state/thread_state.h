@@ -63,8 +63,12 @@ struct pw_thread {
     uint32_t critical;         /* critical regions this thread holds open */
     int32_t live_pending;      /* live pins not yet published to the threshold count */
     uint32_t sample_countdown; /* Gets until the next stack sample */
-    uint64_t pad[5];
+    JNIEnv *va_env;            /* PW_T_VA_ENV: the JNIEnv of a forwarded variadic call */
+    uint64_t pad[4];
     struct pw_frame frames[PW_MAX_DEPTH]; /* PW_T_FRAMES */
+    /* PW_T_VA_RET: per frame, the return address of the variadic JNI call
+     * the invocation has in progress (va_forward.S), NULL when none. */
+    void *va_ret[PW_MAX_DEPTH];
 
     struct pw_pin_table pins;
     struct pw_thread_counts counts;

@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 bool pw_requests_threshold_on;
 
@@ -12,6 +13,8 @@ static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 static _Atomic int64_t live_published;
 static _Atomic uint64_t next_threshold = UINT64_MAX;
 static struct pw_requests pending; /* guarded by lock */
+static bool notes_in_flight;       /* guarded by lock: taken, not yet written */
+static pthread_cond_t notes_done = PTHREAD_COND_INITIALIZER;
 
 void
 pw_requests_init(uint64_t threshold)
@@ -24,6 +27,7 @@ pw_requests_init(uint64_t threshold)
     pthread_condattr_init(&cattr);
     pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
     pthread_cond_init(&wake, &cattr);
+    pthread_cond_init(&notes_done, &cattr);
     pthread_condattr_destroy(&cattr);
 }
 
@@ -117,8 +121,42 @@ pw_requests_wait(const struct timespec *deadline, struct pw_requests *out)
     memcpy(out->notes, pending.notes, pending.nnotes * sizeof(pending.notes[0]));
     out->notes_dropped = pending.notes_dropped;
     out->threshold = pending.threshold;
+    notes_in_flight = pending.nnotes > 0 || pending.notes_dropped > 0;
     pending.nnotes = 0;
     pending.notes_dropped = 0;
     pending.threshold = false;
+    pthread_mutex_unlock(&lock);
+}
+
+void
+pw_requests_notes_written(void)
+{
+    pthread_mutex_lock(&lock);
+    notes_in_flight = false;
+    pthread_cond_broadcast(&notes_done);
+    pthread_mutex_unlock(&lock);
+}
+
+void
+pw_requests_take_notes(struct pw_requests *out, uint64_t wait_ms)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
+    deadline.tv_sec += (time_t)(wait_ms / 1000);
+    deadline.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&lock);
+    int rc = 0;
+    while (notes_in_flight && rc == 0)
+        rc = pthread_cond_timedwait(&notes_done, &lock, &deadline);
+    out->nnotes = pending.nnotes;
+    memcpy(out->notes, pending.notes, pending.nnotes * sizeof(pending.notes[0]));
+    out->notes_dropped = pending.notes_dropped;
+    out->threshold = false;
+    pending.nnotes = 0;
+    pending.notes_dropped = 0;
     pthread_mutex_unlock(&lock);
 }

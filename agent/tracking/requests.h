@@ -1,5 +1,5 @@
 /* What application threads ask of the report thread (report_thread.c): a
- * report when the live-pin count crosses the threshold, and a LEAK line
+ * report when the live-pin count crosses the threshold, and an UNRELEASED line
  * for a site's first leak.  The counting happens here, on the application
  * side; the report thread only waits for requests and serves them, so no
  * application thread ever formats, symbolises or writes.
@@ -52,7 +52,7 @@ pw_requests_ref_count(struct pw_thread *t, int delta)
         pw_requests_refs_publish(t);
 }
 
-/* The first leak at a site: queued for a LEAK line (symbolising is too
+/* The first leak at a site: queued for an UNRELEASED line (symbolising is too
  * heavy for the returning thread). */
 PW_HIDDEN void pw_requests_leak_note(uint32_t site, uint64_t pins, uint64_t bytes);
 
@@ -74,5 +74,13 @@ struct pw_requests {
 /* The report thread: waits until something is asked for or deadline
  * (CLOCK_MONOTONIC; NULL: none) passes, and takes what was asked. */
 PW_HIDDEN void pw_requests_wait(const struct timespec *deadline, struct pw_requests *out);
+
+/* The report thread has written the notes it took last. */
+PW_HIDDEN void pw_requests_notes_written(void);
+
+/* At exit: waits (at most wait_ms) until notes the report thread took are
+ * written, then takes the notes nobody took yet (and only those), so that
+ * a first leak just before the JVM ends still gets its line. */
+PW_HIDDEN void pw_requests_take_notes(struct pw_requests *out, uint64_t wait_ms);
 
 #endif

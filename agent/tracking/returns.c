@@ -10,7 +10,7 @@
 struct returned {
     struct pw_thread *thread;
     uint32_t serial;
-    /* The sites this return leaks at that have no LEAK line yet. */
+    /* The sites this return leaks at that have no UNRELEASED line yet. */
     struct {
         uint32_t site;
         uint64_t pins, bytes;

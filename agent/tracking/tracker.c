@@ -333,12 +333,19 @@ remove_from(struct pw_thread *o, void *arg)
  * thread's lock), so looking in the threads first and the leak table last
  * cannot miss one that moves meanwhile. */
 static bool
-remove_elsewhere(struct pw_thread *self, uintptr_t key, struct pw_pin_info *info)
+remove_elsewhere(struct pw_thread *self, uintptr_t key, struct pw_pin_info *info, bool *returned)
 {
     struct lookup l = {.self = self, .key = key, .info = info};
     struct pw_recent_release *note = next_note(self);
-    bool found = pw_leak_table_remove(key, info, note) || pw_threads_any(self, remove_from, &l) ||
-                 pw_leak_table_remove(key, info, note);
+    bool found = true;
+    *returned = true;
+    if (!pw_leak_table_remove(key, info, note)) {
+        *returned = false;
+        if (!pw_threads_any(self, remove_from, &l)) {
+            *returned = true;
+            found = pw_leak_table_remove(key, info, note);
+        }
+    }
     if (found)
         self->recent_next++; /* the entry the table wrote */
     return found;
@@ -431,6 +438,7 @@ pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, v
     struct pw_release r = {.action = PW_RELEASE_PASS};
     const struct pw_pin_slot *slot;
     struct pw_pin_info info;
+    bool returned = false;
     if (PW_UNLIKELY(!PW_KEY_IS_PIN(key))) {
         /* NULL (or 1, 2: the tables' own markers) is no pointer any Get
          * returned: unmatched, and passed on as the JVM would take it. */
@@ -454,9 +462,13 @@ pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, v
         } else {
             frame_released(t, slot->info.serial);
         }
-    } else if (remove_elsewhere(t, key, &info)) {
+    } else if (remove_elsewhere(t, key, &info, &returned)) {
         found(&r, &info);
         counted_release(t, &info, info.fn, call);
+        /* Its method had returned (or its thread ended) holding it: carried
+         * across calls, legal, and no leak after all. */
+        if (returned)
+            pw_count_add(&pw_counts_of(&t->counts, info.site)->carried, 1);
     } else {
         uint32_t site = 0;
         /* Another thread may be removing this very pin from this thread's

@@ -704,7 +704,7 @@ def case_truncated(ctx):
     # Agent log lines among the reports (a captured stderr) are skipped; the
     # third report was cut off with the JVM.
     with open(path, 'w') as f:
-        f.write('[pinwatch] LEAK some log line\n' + good[0] + '\n' + good[1] + '\n' + good[1][:777])
+        f.write('[pinwatch] UNRELEASED some log line\n' + good[0] + '\n' + good[1] + '\n' + good[1][:777])
     warning = 'pinwatch: warning: %s:4: the last line is cut short (the JVM ended while writing it?); skipped' % path
     page = ctx.path('killed.html')
     status, out, err = ctx.pw('report', path, '-o', page)

@@ -80,8 +80,8 @@ main(int argc, char **argv)
         o.given = 0;
         CHECK(memcmp(&o, &d, sizeof(o)) == 0, "'%s' is not the default it says", text);
     }
-    CHECK(d.threshold == 10000 && d.stack == 16 && d.javastack == 8 && d.critical_ms == 10 && d.interval_ms == 0 &&
-              d.exitcode == 0 && d.file[0] == '\0' && d.format == PW_FORMAT_TEXT,
+    CHECK(d.threshold == 10000 && d.stack == 16 && d.javastack == 8 && d.critical_ms == 10 &&
+              d.interval_ms == 0 && d.exitcode == 0 && d.file[0] == '\0' && d.format == PW_FORMAT_TEXT,
           "the documented defaults (README) changed: threshold %llu stack %d", (unsigned long long)d.threshold,
           d.stack);
 
@@ -93,6 +93,21 @@ main(int argc, char **argv)
     CHECK(k != NULL && strcmp(k, "stack") == 0, "stack=16 (its default) given: got %s", k ? k : "NULL");
     CHECK(!pw_options_given(&o, "threshold") && pw_options_given(&o, "format"), "given bits");
 
+    /* log=: stderr is the zeroed default, none and a path are kept, an
+     * empty value is refused; help says where the lines go. */
+    o = parse("log=stderr");
+    CHECK(o.log[0] == '\0', "log=stderr should be the default (empty), got '%s'", o.log);
+    o = parse("log=none");
+    CHECK(strcmp(o.log, "none") == 0, "log=none kept as '%s'", o.log);
+    o = parse("log=/tmp/pw-%p.log,file=/tmp/x");
+    CHECK(strcmp(o.log, "/tmp/pw-%p.log") == 0 && strcmp(o.file, "/tmp/x") == 0, "log=PATH kept as '%s'", o.log);
+    {
+        struct pw_options bad;
+        char err[256];
+        CHECK(!pw_options_parse("log=", &bad, err, sizeof(err)) && strstr(err, "'log'") != NULL,
+              "log= with no value accepted");
+    }
+
     char help[8192];
     FILE *f = fmemopen(help, sizeof(help), "w");
     pw_options_print_help(f);
@@ -101,6 +116,7 @@ main(int argc, char **argv)
     snprintf(want, sizeof(want), "every %d ms", PW_SAMPLE_MS);
     CHECK(strstr(help, want) != NULL && strstr(help, "1 Get in 256") == NULL, "stack= help: %s", help);
     CHECK(strstr(help, "(default: 10000)") != NULL, "threshold's default missing from help");
+    CHECK(strstr(help, "log=stderr|none|PATH") != NULL, "log= missing from help: %s", help);
     if (argc > 1)
         check_readme(argv[1], specs, n);
     puts("options: all checks passed");
