@@ -2165,6 +2165,79 @@ def case_refs_growth(ctx):
            CACHE_PUT, LEAK_GLOBAL, reports[1]['suspects'])
 
 
+
+# --------------------------------------------------------------------------
+# JNI functions HotSpot implements through the table (DirectBuffers.java,
+# pwdirect.c): what the JVM calls inside them is not the application's.
+# --------------------------------------------------------------------------
+
+def _direct_run(ctx, mode):
+    """A correct program that holds one local at most and makes no global
+    reference, run with local_limit=2.  Returns its reference rows and
+    findings, and what _direct_finish checks."""
+    report = ctx.report_path('direct-%s.jsonl' % mode)
+    ctx.run_java('DirectBuffers', [mode], agent_options='file=%s,format=json,local_limit=2' % report)
+    _, last = load_report(report)
+    refs = check_references(last)
+    mine = lambda m: 'fixtures.DirectBuffers.' in m
+    rows = sorted((r['kind'], r['method'].rsplit('.', 1)[-1], r['function'], r['created'], r['deleted'],
+                   r['live'], r.get('peak_per_call'), r.get('over_limit'))
+                  for r in refs['rows'] if mine(r['method']))
+    found = sorted((f['kind'], f['method'].rsplit('.', 1)[-1], f['call'], f['count'])
+                   for f in _findings(last) if mine(f['method']))
+    pins = [row_name(r) for r in last['rows'] if mine(r['method']) and r['live'] != 0]
+    expect(not pins, '%s: live pins (only a balanced critical is taken): %s', mode, pins)
+    made = [(r['kind'], r['method'], r['function'], r['live']) for r in refs['rows'] if r['kind'] != 'local']
+    objects = [(r['method'], r['function']) for r in refs['rows']
+               if r['function'] in ('NewObject', 'NewObjectV', 'NewObjectA')]
+    return rows, found, (report, made, objects)
+
+
+def _direct_finish(ctx, mode, rest):
+    """After the function's own checks: the JVM's set-up for direct buffers
+    (at start, inside Perf.createLong) keeps three class references for
+    good, neither the JDK's nor ours; and with the default local_limit and
+    ref_exitcode a correct program exits 0."""
+    report, made, objects = rest
+    expect(not made, '%s: global or weak reference rows, none made: %s', mode, made)
+    expect(not objects, '%s: NewObject rows, the JVM\'s own calls inside NewDirectByteBuffer: %s', mode, objects)
+    os.remove(report)
+    ctx.run_java('DirectBuffers', [mode], expect_rc=0,
+                 agent_options='file=%s,format=json,ref_exitcode=9' % report)
+
+
+def _direct_in_critical(call):
+    # The application's 5 calls inside the region, not the JVM's
+    # IsInstanceOf and Get<Long|Int>Field inside each.
+    return [('jni_in_critical', 'addresses' if 'Address' in call else 'capacities', call, 5)]
+
+
+def case_direct_new(ctx):
+    rows, found, rest = _direct_run(ctx, 'new')
+    # One row: the application's 12000 buffers, one at a time (a method's
+    # locals are counted by their peak, not deleted one by one).
+    want = [('local', 'makeBuffers', 'NewDirectByteBuffer', 12000, 0, 0, 1, 0)]
+    expect(rows == want, 'new: reference rows expected %s, got %s', want, rows)
+    expect(not found, 'new: findings in a correct program: %s', found)
+    _direct_finish(ctx, 'new', rest)
+
+
+def case_direct_address(ctx):
+    rows, found, rest = _direct_run(ctx, 'address')
+    expect(not rows, 'address: GetDirectBufferAddress makes no reference, got rows %s', rows)
+    want = _direct_in_critical('GetDirectBufferAddress')
+    expect(found == want, 'address: findings expected %s, got %s', want, found)
+    _direct_finish(ctx, 'address', rest)
+
+
+def case_direct_capacity(ctx):
+    rows, found, rest = _direct_run(ctx, 'capacity')
+    expect(not rows, 'capacity: GetDirectBufferCapacity makes no reference, got rows %s', rows)
+    want = _direct_in_critical('GetDirectBufferCapacity')
+    expect(found == want, 'capacity: findings expected %s, got %s', want, found)
+    _direct_finish(ctx, 'capacity', rest)
+
+
 CASES = {
     'pairs': case_pairs,
     'fast-path': case_fast_path,
@@ -2203,6 +2276,9 @@ CASES = {
     'refs-options': case_refs_options,
     'refs-late-attach': case_refs_late_attach,
     'refs-growth': case_refs_growth,
+    'direct-new': case_direct_new,
+    'direct-address': case_direct_address,
+    'direct-capacity': case_direct_capacity,
 }
 
 

@@ -3,6 +3,7 @@
 #include "findings.h"
 #include "jni_guard.h"
 #include "jni_table.h"
+#include "jvm_calls.h"
 #include "log.h"
 #include "ref_hooks.h"
 #include "tracker.h"
@@ -428,9 +429,10 @@ static atomic_bool installed;
  * pointer at a time.  How many that is follows from the JNI version the
  * JVM implements; nothing past it is read or written. */
 static uint32_t
-jvm_table_slots(JavaVM *vm)
+jvm_table_slots(JavaVM *vm, bool *exact)
 {
     jint version = pw_jni_version(vm);
+    *exact = false;
     if (version == 0) {
         uint32_t slots = pw_jni_table_slots(JNI_VERSION_9, NULL);
         pw_log_warn(
@@ -448,6 +450,7 @@ jvm_table_slots(JavaVM *vm)
             "JNI version 0x%08x is newer than pinwatch knows: JNI functions past the first %u "
             "are not checked for calls inside critical regions",
             (unsigned)version, slots);
+    *exact = slots != 0 && known;
     return slots;
 }
 
@@ -463,13 +466,14 @@ pw_jni_hooks_install(jvmtiEnv *jvmti, JavaVM *vm)
         atomic_store(&installed, false);
         return false;
     }
-    uint32_t slots = jvm_table_slots(vm);
+    bool exact;
+    uint32_t slots = jvm_table_slots(vm, &exact);
     if (slots == 0) {
         (*jvmti)->Deallocate(jvmti, (unsigned char *)table);
         atomic_store(&installed, false);
         return false;
     }
-    pw_jni_table_save(table, slots);
+    pw_jni_table_save(table, slots, exact);
     pw_jni_guard_install((void **)table, slots);
 #define HOOK(name) table->name = hook_##name
     HOOK(GetBooleanArrayElements);
@@ -498,6 +502,7 @@ pw_jni_hooks_install(jvmtiEnv *jvmti, JavaVM *vm)
     HOOK(ReleaseStringCritical);
 #undef HOOK
     pw_ref_hooks_install(table);
+    pw_jvm_calls_install(table);
     /* `real` and the guards' onward table are read, without a lock, by any
      * thread that finds a wrapper in the JVM's table: they must be visible
      * before the first slot is.  x86 keeps stores in order by itself; on

@@ -23,11 +23,14 @@
  * variant, which is what HotSpot's own variadic entry points do with theirs.
  *
  * These slots lose jni_guard's thunk, so each wrapper checks for an open
- * critical region itself.  The JVM is called only through pw_jni. */
+ * critical region itself.  The JVM is called only through pw_jni.
+ * NewDirectByteBuffer's wrapper gives the JVM its own table for the call
+ * (jvm_calls.c). */
 #include "ref_hooks.h"
 #include "cpu.h"
 #include "findings.h"
 #include "jni_table.h"
+#include "jvm_calls.h"
 #include "refs.h"
 #include "tracker.h"
 #include "va_forward.h"
@@ -372,10 +375,16 @@ NEW_ARRAY(Long, jlong)
 NEW_ARRAY(Float, jfloat)
 NEW_ARRAY(Double, jdouble)
 
+/* HotSpot makes the buffer with env->NewObject: the JVM's table for the
+ * call (jvm_calls.c), or its local would be counted twice and its first
+ * call's global references as the application's. */
 static jobject JNICALL
 hook_NewDirectByteBuffer(JNIEnv *env, void *address, jlong capacity)
 {
-    return local_made(env, SLOT(NewDirectByteBuffer), pw_jni.NewDirectByteBuffer(env, address, capacity), RET);
+    const struct JNINativeInterface_ *was = pw_jvm_call_begin(env);
+    jobject r = pw_jni.NewDirectByteBuffer(env, address, capacity);
+    pw_jvm_call_end(env, was);
+    return local_made(env, SLOT(NewDirectByteBuffer), r, RET);
 }
 
 static jobject JNICALL

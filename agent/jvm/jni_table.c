@@ -5,11 +5,23 @@
 
 struct JNINativeInterface_ pw_jni;
 
+const struct JNINativeInterface_ *pw_jni_whole;
+/* As long as the longest table pinwatch knows, whatever jni.h it was built
+ * with. */
+static union {
+    struct JNINativeInterface_ functions;
+    void *slots[PW_JNI_MAX_SLOTS];
+} whole_table;
+
 void
-pw_jni_table_save(const void *table, uint32_t slots)
+pw_jni_table_save(const void *table, uint32_t slots, bool whole)
 {
     size_t known = (size_t)slots * sizeof(void *);
     memcpy(&pw_jni, table, known < sizeof(pw_jni) ? known : sizeof(pw_jni));
+    if (whole && slots <= PW_JNI_MAX_SLOTS) {
+        memcpy(whole_table.slots, table, known);
+        pw_jni_whole = &whole_table.functions;
+    }
 }
 
 _Static_assert(PW_JNI_MAX_SLOTS == PW_JNI_SLOTS, "jni_table.h and jni_function_names.h disagree");

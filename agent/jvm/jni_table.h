@@ -15,8 +15,16 @@
 PW_HIDDEN extern struct JNINativeInterface_ pw_jni;
 
 /* Keeps the first slots of the JVM's table (no more than it has, no more
- * than pw_jni holds). */
-PW_HIDDEN void pw_jni_table_save(const void *table, uint32_t slots);
+ * than pw_jni holds).  whole says that slots is the JVM's own slot count,
+ * not a guess: only then is pw_jni_whole set. */
+PW_HIDDEN void pw_jni_table_save(const void *table, uint32_t slots, bool whole);
+
+/* The same table with every slot the JVM's has (JDK 21's IsVirtualThread,
+ * JDK 24's GetStringUTFLengthAsLong too, which pw_jni, of JDK 17's jni.h,
+ * lacks): a table a JNIEnv may point at, since anything the thread runs
+ * meanwhile may call any slot the JVM has through it.  NULL when the JVM's
+ * slot count is not known (a JNI version newer than PW_JNI_MAX_SLOTS'). */
+PW_HIDDEN extern const struct JNINativeInterface_ *pw_jni_whole;
 
 static inline const struct JNINativeInterface_ *
 pw_jni_real(void)
