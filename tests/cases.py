@@ -20,7 +20,6 @@ import subprocess
 import sysconfig
 import sys
 import time
-import traceback
 
 from jvmtest import (FIXTURE_PKG, JVM_TIMEOUT, QEMU_ROOT, SKIP, TIME_SCALE, Context, JvmRun, Session,
                      TestFailure, check_series, expect, expect_row, find_row, jcmd_return_code, load_report,
@@ -2314,17 +2313,7 @@ def main():
         ctx.cleanup()
         raise
     except Exception as e:  # a crash of the checker is a failure too, with the same context
-        if isinstance(e, TestFailure):
-            print('FAIL: %s on %s: %s' % (args.case, args.jdk_name, e))
-        else:
-            print('FAIL: %s on %s: checker error' % (args.case, args.jdk_name))
-            traceback.print_exc(file=sys.stdout)
-        for number, run in enumerate(ctx.runs, 1):
-            print('\n=== JVM run %d of %d ===\n%s' % (number, len(ctx.runs), run.describe()))
-            if run.report_path and os.path.exists(run.report_path):
-                with open(run.report_path, encoding='utf-8', errors='replace') as f:
-                    print('--- report %s ---\n%s' % (run.report_path, tail(f.read(), 20)))
-        print('\nscratch files kept in ' + ctx.tmpdir)
+        ctx.print_failure(e)
         return 1
     ctx.cleanup()
     print('PASS: %s on %s' % (args.case, args.jdk_name))

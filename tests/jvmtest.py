@@ -12,8 +12,10 @@ import select
 import shlex
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
+import traceback
 
 SKIP = 77               # meson's "skipped" exit status
 # PW_QEMU_ROOT: the JDK under test is an arm64 one inside this Debian tree, run through
@@ -169,6 +171,22 @@ class Context:
 
     def cleanup(self):
         shutil.rmtree(self.tmpdir, ignore_errors=True)
+
+    def print_failure(self, error):
+        """What a failed case prints: the failure (or the checker's own crash,
+        with its traceback), every JVM run with the tail of its report, and
+        where the scratch files were kept."""
+        if isinstance(error, TestFailure):
+            print('FAIL: %s on %s: %s' % (self.case, self.jdk_name, error))
+        else:
+            print('FAIL: %s on %s: checker error' % (self.case, self.jdk_name))
+            traceback.print_exc(file=sys.stdout)
+        for number, run in enumerate(self.runs, 1):
+            print('\n=== JVM run %d of %d ===\n%s' % (number, len(self.runs), run.describe()))
+            if run.report_path and os.path.exists(run.report_path):
+                with open(run.report_path, encoding='utf-8', errors='replace') as f:
+                    print('--- report %s ---\n%s' % (run.report_path, tail(f.read(), 20)))
+        print('\nscratch files kept in ' + self.tmpdir)
 
 
 class Session:

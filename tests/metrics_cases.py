@@ -21,7 +21,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 import urllib.parse
 import urllib.request
 
@@ -680,14 +679,7 @@ def main():
         ctx.cleanup()
         raise
     except Exception as e:
-        if isinstance(e, TestFailure):
-            print('FAIL: %s on %s: %s' % (args.case, args.jdk_name, e))
-        else:
-            print('FAIL: %s on %s: checker error' % (args.case, args.jdk_name))
-            traceback.print_exc(file=sys.stdout)
-        for number, run in enumerate(ctx.runs, 1):
-            print('\n=== JVM run %d of %d ===\n%s' % (number, len(ctx.runs), run.describe()))
-        print('\nscratch files kept in ' + ctx.tmpdir)
+        ctx.print_failure(e)
         return 1
     ctx.cleanup()
     print('PASS: %s on %s' % (args.case, args.jdk_name))

@@ -25,7 +25,6 @@ import os
 import subprocess
 import sys
 import time
-import traceback
 
 from jvmtest import (SKIP, Context, Session, TestFailure, expect, expect_row,
                      load_report, row_name, rows_of, tail)
@@ -350,17 +349,7 @@ def main():
         ctx.cleanup()
         raise
     except Exception as e:
-        if isinstance(e, TestFailure):
-            print('FAIL: %s on %s: %s' % (args.case, args.jdk_name, e))
-        else:
-            print('FAIL: %s on %s: checker error' % (args.case, args.jdk_name))
-            traceback.print_exc(file=sys.stdout)
-        for number, run in enumerate(ctx.runs, 1):
-            print('\n=== JVM run %d of %d ===\n%s' % (number, len(ctx.runs), run.describe()))
-            if run.report_path and os.path.exists(run.report_path):
-                with open(run.report_path, encoding='utf-8', errors='replace') as f:
-                    print('--- report %s ---\n%s' % (run.report_path, tail(f.read(), 20)))
-        print('\nscratch files kept in ' + ctx.tmpdir)
+        ctx.print_failure(e)
         return 1
     ctx.cleanup()
     print('PASS: %s on %s (%.1f s)' % (args.case, args.jdk_name, time.monotonic() - started))
