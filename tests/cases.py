@@ -2221,20 +2221,22 @@ def case_direct_new(ctx):
     _direct_finish(ctx, 'new', rest)
 
 
+def _direct_query_case(ctx, what, call):
+    """GetDirectBufferAddress or GetDirectBufferCapacity: no reference, and
+    only the application's own calls inside a critical region as findings."""
+    rows, found, rest = _direct_run(ctx, what)
+    expect(not rows, '%s: %s makes no reference, got rows %s', what, call, rows)
+    want = _direct_in_critical(call)
+    expect(found == want, '%s: findings expected %s, got %s', what, want, found)
+    _direct_finish(ctx, what, rest)
+
+
 def case_direct_address(ctx):
-    rows, found, rest = _direct_run(ctx, 'address')
-    expect(not rows, 'address: GetDirectBufferAddress makes no reference, got rows %s', rows)
-    want = _direct_in_critical('GetDirectBufferAddress')
-    expect(found == want, 'address: findings expected %s, got %s', want, found)
-    _direct_finish(ctx, 'address', rest)
+    _direct_query_case(ctx, 'address', 'GetDirectBufferAddress')
 
 
 def case_direct_capacity(ctx):
-    rows, found, rest = _direct_run(ctx, 'capacity')
-    expect(not rows, 'capacity: GetDirectBufferCapacity makes no reference, got rows %s', rows)
-    want = _direct_in_critical('GetDirectBufferCapacity')
-    expect(found == want, 'capacity: findings expected %s, got %s', want, found)
-    _direct_finish(ctx, 'capacity', rest)
+    _direct_query_case(ctx, 'capacity', 'GetDirectBufferCapacity')
 
 
 CASES = {
