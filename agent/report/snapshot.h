@@ -112,6 +112,7 @@ struct pw_snapshot {
     bool refs_on;
     struct pw_snap_site *sites;
     size_t nsites;
+    size_t npins; /* the pin sites come first in sites, the reference sites after them */
     struct pw_snap_finding *findings;
     size_t nfindings;
     struct pw_snap_kind kinds[PW_FINDING_KINDS];
@@ -134,6 +135,10 @@ PW_HIDDEN bool pw_snapshot_take(struct pw_snapshot *snap, const char *reason);
  * sites are empty), so a metrics scrape costs a pass over the tables and
  * nothing more. */
 PW_HIDDEN bool pw_snapshot_take_figures(struct pw_snapshot *snap, const char *reason);
+/* Less still, for the Java API (java_api.c): the sites' figures and the
+ * totals, in site order (pins first), without rows, findings or the host
+ * name.  The same locked pass over the tables as a report's, no more. */
+PW_HIDDEN bool pw_snapshot_take_sites(struct pw_snapshot *snap);
 PW_HIDDEN void pw_snapshot_free(struct pw_snapshot *snap);
 
 #endif
