@@ -16,7 +16,7 @@
  * record of PW_API_STRIDE longs per site that acquired, released or holds
  * anything. */
 #define PW_API_HEADER 3 /* stride, sites, uptime in ms */
-#define PW_API_STRIDE 7 /* site id, live, live bytes, leaked, acquired, released, suppressed */
+#define PW_API_STRIDE 8 /* site id, live, live bytes, leaked, acquired, released, suppressed, leaked bytes */
 
 /* A report asked for by the application waits at most this long for the
  * report thread (symbolising a large process's libraries takes seconds). */
@@ -66,6 +66,7 @@ api_sites(JNIEnv *env, jclass cls)
             r[4] = (jlong)s->acquired;
             r[5] = (jlong)s->released;
             r[6] = (jlong)s->suppressed;
+            r[7] = (jlong)s->leaked_bytes;
         }
         pw_jni.ReleasePrimitiveArrayCritical(env, out, v, 0);
     }

@@ -19,7 +19,7 @@ PW_HIDDEN extern struct pw_counts pw_retired_counts[PW_MAX_SITES];
 PW_HIDDEN extern uint64_t pw_retired_unmatched, pw_retired_lost;
 
 struct live_sum {
-    uint64_t live, bytes, leaked;
+    uint64_t live, bytes, leaked, leaked_bytes;
     uint32_t oldest_t;
     bool any;
 };
@@ -47,6 +47,7 @@ add_pin(uintptr_t key, const struct pw_pin_info *info, void *arg)
     s->live++;
     s->bytes += info->size;
     s->leaked += pass->leaked;
+    s->leaked_bytes += pass->leaked ? info->size : 0;
     return false;
 }
 
@@ -432,6 +433,7 @@ take(struct pw_snapshot *snap, const char *reason, enum depth depth)
             .live = sums[i].live,
             .live_bytes = sums[i].bytes,
             .leaked = sums[i].leaked,
+            .leaked_bytes = sums[i].leaked_bytes,
             .suppressed = pw_site_get(i)->suppressed ? sums[i].live : 0,
             .oldest_age_ms = sums[i].any ? (uint32_t)(pass.now - sums[i].oldest_t) : 0,
         };

@@ -27,6 +27,7 @@ struct pw_snap_site {
     uintptr_t ret;
     uint64_t acquired, released, commits;
     uint64_t live, live_bytes, leaked, suppressed;
+    uint64_t leaked_bytes; /* of the leaked pins (Java API) */
     uint64_t oldest_age_ms;
     /* Reference sites: acquired counts made, released deleted, commits
      * freed by the JVM (PopLocalFrame, detach, thread end). */

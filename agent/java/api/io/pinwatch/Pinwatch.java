@@ -70,7 +70,7 @@ public final class Pinwatch {
                 }
                 SITES.put(id, about);
             }
-            b.add(about, new Site(id, v[at + 1], v[at + 2], v[at + 3], v[at + 4], v[at + 5], v[at + 6]));
+            b.add(about, new Site(id, v[at + 1], v[at + 2], v[at + 3], v[at + 7], v[at + 4], v[at + 5], v[at + 6]));
         }
         return b.build();
     }

@@ -13,7 +13,7 @@ import java.util.List;
 public final class Row {
     private final String method, signature, function, kind;
     private final List<Site> sites;
-    private final long live, bytes, leaked, acquired, released, suppressed;
+    private final long live, bytes, leaked, leakedBytes, acquired, released, suppressed;
 
     Row(String method, String signature, String function, String kind, List<Site> sites) {
         this.method = method;
@@ -21,11 +21,12 @@ public final class Row {
         this.function = function;
         this.kind = kind;
         this.sites = List.copyOf(sites);
-        long l = 0, b = 0, k = 0, a = 0, r = 0, s = 0;
+        long l = 0, b = 0, k = 0, kb = 0, a = 0, r = 0, s = 0;
         for (Site site : sites) {
             l += site.live();
             b += site.bytes();
             k += site.leaked();
+            kb += site.leakedBytes();
             a += site.acquired();
             r += site.released();
             s += site.suppressed();
@@ -33,6 +34,7 @@ public final class Row {
         live = l;
         bytes = b;
         leaked = k;
+        leakedBytes = kb;
         acquired = a;
         released = r;
         suppressed = s;
@@ -110,6 +112,15 @@ public final class Row {
      */
     public long leaked() {
         return leaked;
+    }
+
+    /**
+     * Bytes of the leaked pins.
+     *
+     * @return the bytes
+     */
+    public long leakedBytes() {
+        return leakedBytes;
     }
 
     /**

@@ -8,13 +8,15 @@ package io.pinwatch;
  */
 public final class Site {
     private final int id;
-    private final long live, bytes, leaked, acquired, released, suppressed;
+    private final long live, bytes, leaked, leakedBytes, acquired, released, suppressed;
 
-    Site(int id, long live, long bytes, long leaked, long acquired, long released, long suppressed) {
+    Site(int id, long live, long bytes, long leaked, long leakedBytes, long acquired, long released,
+            long suppressed) {
         this.id = id;
         this.live = live;
         this.bytes = bytes;
         this.leaked = leaked;
+        this.leakedBytes = leakedBytes;
         this.acquired = acquired;
         this.released = released;
         this.suppressed = suppressed;
@@ -55,6 +57,15 @@ public final class Site {
      */
     public long leaked() {
         return leaked;
+    }
+
+    /**
+     * Bytes of the leaked pins.
+     *
+     * @return the bytes
+     */
+    public long leakedBytes() {
+        return leakedBytes;
     }
 
     /**
@@ -111,15 +122,15 @@ public final class Site {
             return this;
         }
         return new Site(id, live - before.live, bytes - before.bytes, leaked - before.leaked,
-                acquired - before.acquired, released - before.released, suppressed - before.suppressed);
+                leakedBytes - before.leakedBytes, acquired - before.acquired, released - before.released, suppressed - before.suppressed);
     }
 
     Site negated() {
-        return new Site(id, -live, -bytes, -leaked, -acquired, -released, -suppressed);
+        return new Site(id, -live, -bytes, -leaked, -leakedBytes, -acquired, -released, -suppressed);
     }
 
     boolean isZero() {
-        return live == 0 && bytes == 0 && leaked == 0 && acquired == 0 && released == 0 && suppressed == 0;
+        return live == 0 && bytes == 0 && leaked == 0 && leakedBytes == 0 && acquired == 0 && released == 0 && suppressed == 0;
     }
 
     @Override
