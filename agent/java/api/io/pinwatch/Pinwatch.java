@@ -23,8 +23,10 @@ public final class Pinwatch {
 
     private static volatile boolean loaded;
 
-    /** {method, signature, function, kind} per site id: sites never change. */
-    private static final ConcurrentHashMap<Integer, String[]> SITES = new ConcurrentHashMap<>();
+    /** Per site id (an index): sites never change. */
+    private static volatile SiteInfo[] sites = new SiteInfo[256];
+    /** One key object per row identity, shared by the row's sites. */
+    private static final ConcurrentHashMap<String, Object> ROWS = new ConcurrentHashMap<>();
 
     private Pinwatch() {
     }
@@ -58,21 +60,34 @@ public final class Pinwatch {
         long[] v = sites0();
         int stride = (int) v[0];
         int n = (int) v[1];
-        Snapshot.Builder b = new Snapshot.Builder(v[2]);
+        SiteInfo[] info = new SiteInfo[n];
         for (int i = 0; i < n; i++) {
-            int at = HEADER + i * stride;
-            int id = (int) v[at];
-            String[] about = SITES.get(id);
-            if (about == null) {
-                about = site0(id);
-                if (about == null) {
-                    continue;
-                }
-                SITES.put(id, about);
-            }
-            b.add(about, new Site(id, v[at + 1], v[at + 2], v[at + 3], v[at + 7], v[at + 4], v[at + 5], v[at + 6]));
+            info[i] = info((int) v[HEADER + i * stride]);
         }
-        return b.build();
+        return new Snapshot(v[2], v, HEADER, stride, n, info);
+    }
+
+    private static SiteInfo info(int id) {
+        SiteInfo[] known = sites;
+        if (id < known.length && known[id] != null) {
+            return known[id];
+        }
+        synchronized (Pinwatch.class) {
+            known = sites;
+            if (id >= known.length) {
+                known = java.util.Arrays.copyOf(known, Math.max(id + 1, known.length * 2));
+            }
+            if (known[id] == null) {
+                String[] about = site0(id);
+                if (about == null) {
+                    about = new String[] {"?", "", "?", "pin"};
+                }
+                Object row = ROWS.computeIfAbsent(String.join("\0", about), k -> new Object());
+                known[id] = new SiteInfo(about, row);
+            }
+            sites = known;
+            return known[id];
+        }
     }
 
     /**

@@ -20,7 +20,7 @@ public final class Row {
         this.signature = signature;
         this.function = function;
         this.kind = kind;
-        this.sites = List.copyOf(sites);
+        this.sites = java.util.Collections.unmodifiableList(sites);
         long l = 0, b = 0, k = 0, kb = 0, a = 0, r = 0, s = 0;
         for (Site site : sites) {
             l += site.live();

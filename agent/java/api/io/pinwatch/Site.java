@@ -117,22 +117,6 @@ public final class Site {
         return Pinwatch.where(id);
     }
 
-    Site minus(Site before) {
-        if (before == null) {
-            return this;
-        }
-        return new Site(id, live - before.live, bytes - before.bytes, leaked - before.leaked,
-                leakedBytes - before.leakedBytes, acquired - before.acquired, released - before.released, suppressed - before.suppressed);
-    }
-
-    Site negated() {
-        return new Site(id, -live, -bytes, -leaked, -leakedBytes, -acquired, -released, -suppressed);
-    }
-
-    boolean isZero() {
-        return live == 0 && bytes == 0 && leaked == 0 && leakedBytes == 0 && acquired == 0 && released == 0 && suppressed == 0;
-    }
-
     @Override
     public String toString() {
         return "site " + id + ": live " + live + ", bytes " + bytes + ", leaked " + leaked + ", held " + held()

@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -13,66 +13,82 @@ import java.util.Map;
  * change between two such moments ({@link #minus(Snapshot)}). Immutable.
  */
 public final class Snapshot {
-    private static final Comparator<Row> BY_LIVE = Comparator.comparingLong(Row::live).reversed()
-            .thenComparing(Comparator.comparingLong(Row::acquired).reversed())
-            .thenComparing(Row::method).thenComparing(Row::function);
-    private static final Comparator<Row> BY_BYTES = Comparator.comparingLong(Row::bytes).reversed()
-            .thenComparing(BY_LIVE);
-    private static final Comparator<Site> SITE_ORDER = Comparator.comparingLong(Site::bytes).reversed()
-            .thenComparing(Comparator.comparingLong(Site::live).reversed()).thenComparingInt(Site::id);
+    /** References: the most live first, then the most made, as the reports order them; ties by first site. */
+    private static final Comparator<Row> BY_LIVE = Snapshot::byLive;
+    /** Pins: the most live bytes first, then as references. */
+    private static final Comparator<Row> BY_BYTES = (x, y) -> x.bytes() != y.bytes()
+            ? Long.compare(y.bytes(), x.bytes()) : byLive(x, y);
+    private static final Comparator<Site> SITE_ORDER = (x, y) -> x.bytes() != y.bytes()
+            ? Long.compare(y.bytes(), x.bytes())
+            : x.live() != y.live() ? Long.compare(y.live(), x.live()) : Integer.compare(x.id(), y.id());
+
+    private static int byLive(Row x, Row y) {
+        if (x.live() != y.live()) {
+            return Long.compare(y.live(), x.live());
+        }
+        if (x.acquired() != y.acquired()) {
+            return Long.compare(y.acquired(), x.acquired());
+        }
+        // Then the row's first site: the order the rows first took a pin.
+        return Integer.compare(x.sites().get(0).id(), y.sites().get(0).id());
+    }
+
+    /** Per site in v: id, live, bytes, leaked, acquired, released, suppressed, leaked bytes. */
+    private static final int FIELDS = 8;
 
     private final long uptimeMillis;
     private final boolean difference;
-    private final List<Row> pins, references;
-    /** Every site by id with its row's identity, for minus. */
-    private final Map<Integer, Site> sites;
-    private final Map<Integer, String[]> about;
+    private final long[] v;
+    private final int offset, stride, n;
+    private final SiteInfo[] info;
+    private List<Row> pins, references; // made on first use
 
-    private Snapshot(long uptimeMillis, boolean difference, Map<Integer, Site> sites, Map<Integer, String[]> about) {
+    Snapshot(long uptimeMillis, long[] v, int offset, int stride, int n, SiteInfo[] info) {
+        this(uptimeMillis, false, v, offset, stride, n, info);
+    }
+
+    private Snapshot(long uptimeMillis, boolean difference, long[] v, int offset, int stride, int n,
+            SiteInfo[] info) {
         this.uptimeMillis = uptimeMillis;
         this.difference = difference;
-        this.sites = sites;
-        this.about = about;
-        Map<String, List<Site>> grouped = new LinkedHashMap<>();
-        Map<String, String[]> rowAbout = new HashMap<>();
-        for (Map.Entry<Integer, Site> e : sites.entrySet()) {
-            String[] a = about.get(e.getKey());
-            String key = a[0] + '\0' + a[1] + '\0' + a[2] + '\0' + a[3];
-            grouped.computeIfAbsent(key, k -> new ArrayList<>()).add(e.getValue());
-            rowAbout.putIfAbsent(key, a);
+        this.v = v;
+        this.offset = offset;
+        this.stride = stride;
+        this.n = n;
+        this.info = info;
+    }
+
+    private long at(int site, int field) {
+        return v[offset + site * stride + field];
+    }
+
+    private Site site(int i) {
+        return new Site((int) at(i, 0), at(i, 1), at(i, 2), at(i, 3), at(i, 7), at(i, 4), at(i, 5), at(i, 6));
+    }
+
+    /** Groups the sites into rows, the first time rows are asked for. */
+    private synchronized void rows() {
+        if (pins != null) {
+            return;
+        }
+        Map<Object, List<Site>> grouped = new IdentityHashMap<>();
+        Map<Object, SiteInfo> rowInfo = new IdentityHashMap<>();
+        for (int i = 0; i < n; i++) {
+            grouped.computeIfAbsent(info[i].row, k -> new ArrayList<>()).add(site(i));
+            rowInfo.putIfAbsent(info[i].row, info[i]);
         }
         List<Row> p = new ArrayList<>(), r = new ArrayList<>();
-        for (Map.Entry<String, List<Site>> e : grouped.entrySet()) {
-            String[] a = rowAbout.get(e.getKey());
+        for (Map.Entry<Object, List<Site>> e : grouped.entrySet()) {
+            SiteInfo a = rowInfo.get(e.getKey());
             List<Site> s = e.getValue();
             s.sort(SITE_ORDER);
-            Row row = new Row(a[0], a[1], a[2], a[3], s);
+            Row row = new Row(a.method, a.signature, a.function, a.kind, s);
             (row.isReference() ? r : p).add(row);
         }
         p.sort(BY_BYTES);
         r.sort(BY_LIVE);
         pins = Collections.unmodifiableList(p);
         references = Collections.unmodifiableList(r);
-    }
-
-    /** Collects the sites of one snapshot; Pinwatch.snapshot() uses it. */
-    static final class Builder {
-        private final long uptimeMillis;
-        private final Map<Integer, Site> sites = new HashMap<>();
-        private final Map<Integer, String[]> about = new HashMap<>();
-
-        Builder(long uptimeMillis) {
-            this.uptimeMillis = uptimeMillis;
-        }
-
-        void add(String[] siteAbout, Site site) {
-            sites.put(site.id(), site);
-            about.put(site.id(), siteAbout);
-        }
-
-        Snapshot build() {
-            return new Snapshot(uptimeMillis, false, sites, about);
-        }
     }
 
     /**
@@ -100,6 +116,7 @@ public final class Snapshot {
      * @return the rows
      */
     public List<Row> pins() {
+        rows();
         return pins;
     }
 
@@ -109,6 +126,7 @@ public final class Snapshot {
      * @return the rows
      */
     public List<Row> references() {
+        rows();
         return references;
     }
 
@@ -123,7 +141,7 @@ public final class Snapshot {
      * @return the row, or {@code null} when there is none
      */
     public Row row(String method, String function) {
-        for (List<Row> rows : List.of(pins, references)) {
+        for (List<Row> rows : List.of(pins(), references())) {
             for (Row row : rows) {
                 if (row.method().equals(method) && row.function().equals(function)) {
                     return row;
@@ -139,7 +157,7 @@ public final class Snapshot {
      * @return the sum
      */
     public long live() {
-        return pins.stream().mapToLong(Row::live).sum();
+        return pins().stream().mapToLong(Row::live).sum();
     }
 
     /**
@@ -148,7 +166,7 @@ public final class Snapshot {
      * @return the sum
      */
     public long bytes() {
-        return pins.stream().mapToLong(Row::bytes).sum();
+        return pins().stream().mapToLong(Row::bytes).sum();
     }
 
     /**
@@ -157,7 +175,7 @@ public final class Snapshot {
      * @return the sum
      */
     public long leaked() {
-        return pins.stream().mapToLong(Row::leaked).sum();
+        return pins().stream().mapToLong(Row::leaked).sum();
     }
 
     /**
@@ -166,7 +184,7 @@ public final class Snapshot {
      * @return the sum
      */
     public long held() {
-        return pins.stream().mapToLong(Row::held).sum();
+        return pins().stream().mapToLong(Row::held).sum();
     }
 
     /**
@@ -175,7 +193,7 @@ public final class Snapshot {
      * @return the sum
      */
     public long liveReferences() {
-        return references.stream().mapToLong(Row::live).sum();
+        return references().stream().mapToLong(Row::live).sum();
     }
 
     /**
@@ -191,22 +209,37 @@ public final class Snapshot {
         if (difference || before.difference) {
             throw new IllegalArgumentException("minus takes two snapshots, not differences");
         }
-        Map<Integer, Site> changed = new HashMap<>();
-        Map<Integer, String[]> a = new HashMap<>();
-        for (Map.Entry<Integer, Site> e : sites.entrySet()) {
-            Site d = e.getValue().minus(before.sites.get(e.getKey()));
-            if (!d.isZero()) {
-                changed.put(e.getKey(), d);
-                a.put(e.getKey(), about.get(e.getKey()));
+        Map<Integer, Integer> earlier = new HashMap<>();
+        for (int i = 0; i < before.n; i++) {
+            earlier.put((int) before.at(i, 0), i);
+        }
+        long[] d = new long[(n + before.n) * FIELDS];
+        SiteInfo[] dinfo = new SiteInfo[n + before.n];
+        int k = 0;
+        for (int i = 0; i < n; i++) {
+            Integer j = earlier.remove((int) at(i, 0));
+            boolean changed = false;
+            d[k * FIELDS] = at(i, 0);
+            for (int f = 1; f < FIELDS; f++) {
+                d[k * FIELDS + f] = at(i, f) - (j != null ? before.at(j, f) : 0);
+                changed |= d[k * FIELDS + f] != 0;
+            }
+            if (changed) {
+                dinfo[k++] = info[i];
             }
         }
-        for (Map.Entry<Integer, Site> e : before.sites.entrySet()) {
-            if (!sites.containsKey(e.getKey()) && !e.getValue().isZero()) {
-                changed.put(e.getKey(), e.getValue().negated());
-                a.put(e.getKey(), before.about.get(e.getKey()));
+        for (int j : earlier.values()) { // sites the later snapshot no longer has
+            boolean changed = false;
+            d[k * FIELDS] = before.at(j, 0);
+            for (int f = 1; f < FIELDS; f++) {
+                d[k * FIELDS + f] = -before.at(j, f);
+                changed |= d[k * FIELDS + f] != 0;
+            }
+            if (changed) {
+                dinfo[k++] = before.info[j];
             }
         }
-        return new Snapshot(uptimeMillis - before.uptimeMillis, true, changed, a);
+        return new Snapshot(uptimeMillis - before.uptimeMillis, true, d, 0, FIELDS, k, dinfo);
     }
 
     @Override
@@ -215,10 +248,10 @@ public final class Snapshot {
         sb.append(": live ").append(live()).append(", bytes ").append(bytes()).append(", leaked ")
                 .append(leaked()).append(", held ").append(held()).append(", references ")
                 .append(liveReferences());
-        for (Row r : pins) {
+        for (Row r : pins()) {
             sb.append("\n  ").append(r);
         }
-        for (Row r : references) {
+        for (Row r : references()) {
             sb.append("\n  ").append(r.kind()).append(' ').append(r);
         }
         return sb.toString();

@@ -2,8 +2,8 @@
  * array it summed; sumFixed is the same code with the release. */
 #include <jni.h>
 
-#define EXPORT(ret, name, ...)                                               \
-    JNIEXPORT ret JNICALL name(__VA_ARGS__);                                 \
+#define EXPORT(ret, name, ...) \
+    JNIEXPORT ret JNICALL name(__VA_ARGS__); \
     JNIEXPORT ret JNICALL name(__VA_ARGS__)
 
 static jlong
