@@ -6,9 +6,12 @@
                    --api-jar pinwatch-api.jar --junit-jar pinwatch-junit.jar
                    --native-dir DIR --project examples/junit --repo BUILD-m2
 
-CASE maven: the default run fails exactly the two leaking tests, with
-pinwatch's table naming method, function, count, bytes and call site, and
-passes the fixed one and the one whose background call still holds its pin.
+CASE maven: the default run fails exactly the two leaking tests of
+ChecksumTest, with pinwatch's table naming method, function, count, bytes
+and call site, and passes the fixed one and the one whose background call
+still holds its pin; in ConfigTest, the auto-detected extension fails the
+unannotated leak, ignore=, pinLimit= and pins=false pass theirs, and
+references=true with referenceLimit=1 fails two new global references.
 CASE maven-parallel: under JUnit's parallel execution, two overlapping
 checked tests are both refused with the extension's message.
 Exit status 0 pass, 1 fail, 77 skip (JDK or mvn missing).
@@ -71,11 +74,11 @@ def get_line(source, function, marker):
 def leak_message(test, pins, nbytes, line):
     """The failure message, in shape: every figure exact, the offset any."""
     return re.compile(
-        r'\Apinwatch: ChecksumTest\.%s\(\) returned with %d leaked pins? \(%d bytes\) in 1 native method\n'
+        r'\Apinwatch: %s\(\) returned with %d leaked pins? \(%d bytes\) in 1 native method\n'
         r'    LEAKED      BYTES  FUNCTION                   NATIVE METHOD\n'
         r' +%d +%d  GetLongArrayElements       com\.example\.Checksum\.sumLeaky\(\[J\)J\n'
         r' +%d +%d  at Java_com_example_Checksum_sumLeaky\+0x[0-9a-f]+ \(libchecksum\.so\) checksum\.c:%d\Z'
-        % (test, pins, nbytes, pins, nbytes, pins, nbytes, line))
+        % (re.escape(test), pins, nbytes, pins, nbytes, pins, nbytes, line))
 
 
 def main():
@@ -109,8 +112,8 @@ def main():
         if a.case == 'maven':
             rc, log = mvn(a, env, project, 'test', *props)
             expect(rc != 0, 'mvn test passed, though two tests leak')
-            expect('Tests run: 4, Failures: 2, Errors: 0, Skipped: 0' in log,
-                   'Surefire\'s summary is not "Tests run: 4, Failures: 2, Errors: 0, Skipped: 0"')
+            expect('Tests run: 9, Failures: 4, Errors: 0, Skipped: 0' in log,
+                   'Surefire\'s summary is not "Tests run: 9, Failures: 4, Errors: 0, Skipped: 0"')
             got = results(project, 'ChecksumTest')
             expect(sorted(got) == ['backgroundCallStillHolding', 'fixedSum', 'leakyOnAnotherThread', 'leakySum'],
                    'tests run: %s', sorted(got))
@@ -119,12 +122,32 @@ def main():
                    'a background call\'s held pin failed the test: %s', got['backgroundCallStillHolding'])
             line = get_line(os.path.join(a.project, 'src/main/c/checksum.c'), 'Checksum_sumLeaky',
                             'GetLongArrayElements')
-            for test, pins, nbytes in (('leakySum', 1, 16 * 8), ('leakyOnAnotherThread', 1, 3 * 8)):
+            config = results(project, 'ConfigTest')
+            expect(sorted(config) == ['autoDetected', 'ignored', 'pinsNotChecked', 'references', 'withinLimit'],
+                   'ConfigTest ran: %s', sorted(config))
+            for test in ('ignored', 'pinsNotChecked', 'withinLimit'):
+                expect(config[test] is None, 'ConfigTest.%s failed: %s', test, config[test])
+            got['ConfigTest.autoDetected'] = config['autoDetected']
+            for test, pins, nbytes in (('leakySum', 1, 16 * 8), ('leakyOnAnotherThread', 1, 3 * 8),
+                                       ('ConfigTest.autoDetected', 1, 2 * 8)):
                 msg = got[test]
                 expect(msg is not None, '%s passed, though it leaked', test)
-                expect(leak_message(test, pins, nbytes, line).match(msg),
+                expect(leak_message(test if '.' in test else 'ChecksumTest.' + test, pins, nbytes, line).match(msg),
                        '%s: the message is not pinwatch\'s table of 1 leaked pin, %d bytes, at checksum.c:%d:\n%s',
                        test, nbytes, line, msg)
+            # References: the JVM may make global references of its own during the
+            # test, so the total is at least 2; remember's row is exactly 2.
+            msg = config['references'] or ''
+            ref_line = get_line(os.path.join(a.project, 'src/main/c/checksum.c'), 'Checksum_remember',
+                                'NewGlobalRef')
+            head = re.match(r'\Apinwatch: ConfigTest\.references\(\) returned with (\d+) more live JNI '
+                            r'references \(limit 1\)\n     \+LIVE KIND    FUNCTION                   NATIVE METHOD\n', msg)
+            expect(head is not None and int(head.group(1)) >= 2,
+                   'ConfigTest.references: not pinwatch\'s reference table:\n%s', msg)
+            expect(re.search(r'^ +2 global  NewGlobalRef               com\.example\.Checksum\.remember\('
+                             r'Ljava/lang/Object;\)V\n +2         at Java_com_example_Checksum_remember\+0x[0-9a-f]+ '
+                             r'\(libchecksum\.so\) checksum\.c:%d$' % ref_line, msg, re.M),
+                   'ConfigTest.references: no row of 2 global references at checksum.c:%d:\n%s', ref_line, msg)
         else:
             rc, log = mvn(a, env, project, 'test', '-Dgroups=parallel', '-Dpinwatch.excluded=',
                           '-Djunit.parallel=true', *props)

@@ -51,3 +51,12 @@ EXPORT(jlong, Java_com_example_Checksum_sumWhile, JNIEnv *env, jclass cls, jlong
     (*env)->ReleaseLongArrayElements(env, a, v, JNI_ABORT);
     return s;
 }
+
+/* The last reference kept (so that NewGlobalRef is not a tail call). */
+static jobject remembered;
+
+EXPORT(void, Java_com_example_Checksum_remember, JNIEnv *env, jclass cls, jobject o)
+{
+    (void)cls;
+    remembered = (*env)->NewGlobalRef(env, o); /* never deleted */
+}

@@ -15,6 +15,9 @@ public final class Checksum {
     /** Sums a, and releases what it took. */
     public static native long sumFixed(long[] a);
 
+    /** Keeps a JNI global reference to o, never deleted (a reference leak). */
+    public static native void remember(Object o);
+
     /** Sums a while whileHeld runs (with a's elements pinned), then releases them. */
     public static native long sumWhile(long[] a, Runnable whileHeld);
 }
