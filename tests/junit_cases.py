@@ -12,6 +12,8 @@ and call site, and passes the fixed one and the one whose background call
 still holds its pin; in ConfigTest, the auto-detected extension fails the
 unannotated leak, ignore=, pinLimit= and pins=false pass theirs, and
 references=true with referenceLimit=1 fails two new global references.
+CASE maven-noagent: the same run without the agent in argLine fails every
+checked test with the API's message naming -agentpath.
 CASE maven-parallel: under JUnit's parallel execution, two overlapping
 checked tests are both refused with the extension's message.
 Exit status 0 pass, 1 fail, 77 skip (JDK or mvn missing).
@@ -32,6 +34,9 @@ CONCURRENT = ('pinwatch cannot tell which of two tests running at once leaked a 
               'concurrently with another test checked by pinwatch (JUnit parallel execution). Run tests '
               'checked by pinwatch with @Execution(ExecutionMode.SAME_THREAD) or @ResourceLock("pinwatch"), '
               'or set junit.jupiter.execution.parallel.enabled=false')
+
+
+NOT_LOADED = 'pinwatch is not loaded in this JVM: start java with -agentpath:/path/to/libpinwatch.so'
 
 
 class Failure(Exception):
@@ -83,7 +88,7 @@ def leak_message(test, pins, nbytes, line):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument('case', choices=['maven', 'maven-parallel'])
+    p.add_argument('case', choices=['maven', 'maven-parallel', 'maven-noagent'])
     for opt in ('--jdk-name', '--jdk-home', '--agent', '--api-jar', '--junit-jar', '--native-dir',
                 '--project', '--repo'):
         p.add_argument(opt, required=True)
@@ -148,6 +153,16 @@ def main():
                              r'Ljava/lang/Object;\)V\n +2         at Java_com_example_Checksum_remember\+0x[0-9a-f]+ '
                              r'\(libchecksum\.so\) checksum\.c:%d$' % ref_line, msg, re.M),
                    'ConfigTest.references: no row of 2 global references at checksum.c:%d:\n%s', ref_line, msg)
+        elif a.case == 'maven-noagent':
+            # The same tests, the agent left out of Surefire's argLine.
+            rc, log = mvn(a, env, project, 'test', '-Dpinwatch.jvmarg=-Dpinwatch.absent=true', *props)
+            expect(rc != 0, 'mvn test passed without the agent')
+            for cls, tests in (('ChecksumTest', 4), ('ConfigTest', 5)):
+                got = results(project, cls)
+                expect(len(got) == tests, '%s ran %d tests, not %d', cls, len(got), tests)
+                for test, msg in sorted(got.items()):
+                    expect(msg == NOT_LOADED, '%s.%s without the agent: expected %r, got %r',
+                           cls, test, NOT_LOADED, msg)
         else:
             rc, log = mvn(a, env, project, 'test', '-Dgroups=parallel', '-Dpinwatch.excluded=',
                           '-Djunit.parallel=true', *props)
