@@ -1784,7 +1784,7 @@ def case_refs_late_attach(ctx):
 # The Java API (io.pinwatch.Pinwatch, agent/java/api): ApiFixture.java.
 
 API_CLS = 'pinwatch.fixtures.ApiFixture.'
-API_LINE = re.compile(r'^(HELD|AFTER|DIFF|AGAIN) (\w+) (\w+) (\w+) live=(-?\d+) bytes=(-?\d+) '
+API_LINE = re.compile(r'^(HELD|AFTER|DIFF|AGAIN|ATTACHED) (\w+) (\w+) (\w+) live=(-?\d+) bytes=(-?\d+) '
                       r'leaked=(-?\d+) held=(-?\d+) acquired=(-?\d+) released=(-?\d+) sites=(\d+)$')
 API_NOT_LOADED = ('pinwatch is not loaded in this JVM: start java with '
                   '-agentpath:/path/to/libpinwatch.so')
@@ -1870,6 +1870,30 @@ def case_api(ctx):
            [r['method'] for r in dump['rows'] + dump['references']['rows'] if r['method'].startswith('io.pinwatch.')])
 
 
+def case_api_late_attach(ctx):
+    """io.pinwatch.Pinwatch loaded (its natives looked up in vain) before
+    the agent is attached: the attach binds it."""
+    report = ctx.report_path('attached.jsonl')
+    argv = ctx.java_argv('ApiFixture', args=['attach'], with_agent=False, jvm_args=ATTACH_FLAGS,
+                         classpath=_api_classpath(ctx))
+    with Session(ctx, argv) as s:
+        s.run.report_path = report
+        s.wait_for(r'^READY (\d+)$')
+        opts = 'file=%s,format=json' % report
+        _expect_loaded(*_agent_load(s, ctx, opts), opts)
+        s.send('attached')
+        rc = s.finish()
+    expect(rc == 0, 'JVM exit status: expected 0, got %s', rc)
+    # Less the JVM's warnings about the attach re-binding its own natives.
+    lines = [l for l in s.stdout_text().splitlines() if not l.startswith('[')]
+    expect(lines[:4] == ['LOADED false', 'READY %d' % s.pid, 'GOT attached', 'LOADED true'],
+           'isLoaded() before and after the attach: %s', lines[:4])
+    got = _api_rows(s.stdout_text())
+    want = dict(kind='pin', live=2, bytes=2 * 37 * 8, leaked=2, held=0, acquired=2, released=0, sites=1)
+    expect(got.get(('ATTACHED', 'leak', 'GetLongArrayElements')) == want,
+           'after the attach: expected %s, got %s', want, got.get(('ATTACHED', 'leak', 'GetLongArrayElements')))
+
+
 def case_api_noagent(ctx):
     run = ctx.run_java('ApiFixture', args=['noagent'], classpath=_api_classpath(ctx), with_agent=False)
     lines = run.stdout.splitlines()
@@ -1880,6 +1904,7 @@ def case_api_noagent(ctx):
 CASES = {
     'api': case_api,
     'api-noagent': case_api_noagent,
+    'api-late-attach': case_api_late_attach,
     'pairs': case_pairs,
     'fast-path': case_fast_path,
     'release-modes': case_release_modes,
