@@ -169,6 +169,12 @@ pw_java_api_bind(jvmtiEnv *jvmti, JNIEnv *jni, jclass cls)
         {"where0", "(I)Ljava/lang/String;", (void *)api_where},
         {"dump0", "(Ljava/lang/String;)Z", (void *)api_dump},
     };
+    /* The natives make their JNI calls through the saved table: without
+     * it (the JNI table could not be intercepted) they stay unbound. */
+    if (pw_jni.RegisterNatives == NULL) {
+        pw_log_error("the Java API (io.pinwatch.Pinwatch) is not bound: the JNI table was not saved");
+        return false;
+    }
     atomic_store(&api_jvmti, jvmti);
     if (pw_jni.RegisterNatives(jni, cls, natives, (jint)(sizeof(natives) / sizeof(natives[0]))) == JNI_OK)
         return true;
