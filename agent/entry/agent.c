@@ -4,6 +4,7 @@
 #include "backtrace.h"
 #include "clock.h"
 #include "findings.h"
+#include "java_api.h"
 #include "jni_hooks.h"
 #include "log.h"
 #include "metrics_server.h"
@@ -83,6 +84,40 @@ on_vm_death(jvmtiEnv *env, JNIEnv *jni)
                     totals.leaked_unsuppressed == 1 ? "" : "s");
         exit_status_override = options.exitcode;
     }
+}
+
+/* The Java API's class (java_api.h) is bound as it is prepared, before any
+ * of its code runs.  Every class prepared passes here: one JVMTI call and
+ * a compare each, at class loading, never on a JNI call. */
+static void
+bind_if_api(jvmtiEnv *env, JNIEnv *jni, jclass klass)
+{
+    char *sig = NULL;
+    if ((*env)->GetClassSignature(env, klass, &sig, NULL) != JVMTI_ERROR_NONE || sig == NULL)
+        return;
+    bool api = strcmp(sig, PW_JAVA_API_CLASS) == 0;
+    (*env)->Deallocate(env, (unsigned char *)sig);
+    if (api)
+        (void)pw_java_api_bind(env, jni, klass);
+}
+
+static void JNICALL
+on_class_prepare(jvmtiEnv *env, JNIEnv *jni, jthread thread, jclass klass)
+{
+    bind_if_api(env, jni, klass);
+}
+
+/* After a late attach: an io.pinwatch.Pinwatch loaded before it. */
+static void
+bind_loaded_api(jvmtiEnv *env, JNIEnv *jni)
+{
+    jint n = 0;
+    jclass *classes = NULL;
+    if ((*env)->GetLoadedClasses(env, &n, &classes) != JVMTI_ERROR_NONE)
+        return;
+    for (jint i = 0; i < n; i++)
+        bind_if_api(env, jni, classes[i]);
+    (*env)->Deallocate(env, (unsigned char *)classes);
 }
 
 /* jcmd <pid> JVMTI.data_dump (Attach Listener thread: src/hotspot/share/
@@ -211,6 +246,7 @@ start(JavaVM *vm, const char *text, bool attached)
     callbacks.VMDeath = on_vm_death;
     callbacks.DataDumpRequest = on_data_dump;
     callbacks.NativeMethodBind = pw_on_native_method_bind;
+    callbacks.ClassPrepare = on_class_prepare;
     e = (*env)->SetEventCallbacks(env, &callbacks, sizeof(callbacks));
     if (e != JVMTI_ERROR_NONE) {
         pw_log_jvmti_error(env, e, "SetEventCallbacks");
@@ -235,8 +271,12 @@ start(JavaVM *vm, const char *text, bool attached)
     pw_refs_local_limit = (uint32_t)options.local_limit;
     pw_requests_refs_init(options.refs ? options.ref_threshold : 0);
 
-    static const jvmtiEvent events[] = {JVMTI_EVENT_NATIVE_METHOD_BIND, JVMTI_EVENT_VM_START, JVMTI_EVENT_VM_INIT,
-                                        JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_DATA_DUMP_REQUEST};
+    static const jvmtiEvent events[] = {JVMTI_EVENT_NATIVE_METHOD_BIND,
+                                        JVMTI_EVENT_VM_START,
+                                        JVMTI_EVENT_VM_INIT,
+                                        JVMTI_EVENT_VM_DEATH,
+                                        JVMTI_EVENT_DATA_DUMP_REQUEST,
+                                        JVMTI_EVENT_CLASS_PREPARE};
     for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
         /* VMStart and VMInit have passed when attaching. */
         if (attached && (events[i] == JVMTI_EVENT_VM_START || events[i] == JVMTI_EVENT_VM_INIT))
@@ -255,8 +295,10 @@ start(JavaVM *vm, const char *text, bool attached)
      * it (jvmti.xml: CompiledMethodLoad and DynamicCodeGenerated only). */
     if (attached) {
         JNIEnv *jni = NULL;
-        if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) == JNI_OK)
+        if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) == JNI_OK) {
             pw_rebind_loaded(env, jni);
+            bind_loaded_api(env, jni);
+        }
     }
     /* Last, when nothing can fail any more: a thread started before a
      * failure would outlive the agent that gave up. */

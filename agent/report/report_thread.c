@@ -86,6 +86,8 @@ report_thread(void *arg)
             pw_requests_notes_written();
         if (asked.threshold)
             pw_report_write("threshold", options, NULL);
+        if (asked.dump)
+            pw_requests_dump_done(asked.dump_ticket, pw_report_write(asked.dump_reason, options, NULL));
         if (interval > 0 && passed(&next_interval)) {
             /* The next period starts now: a slow report does not cause a
              * burst of catch-up reports. */

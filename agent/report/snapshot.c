@@ -19,7 +19,7 @@ PW_HIDDEN extern struct pw_counts pw_retired_counts[PW_MAX_SITES];
 PW_HIDDEN extern uint64_t pw_retired_unmatched, pw_retired_lost;
 
 struct live_sum {
-    uint64_t live, bytes, leaked;
+    uint64_t live, bytes, leaked, leaked_bytes;
     uint32_t oldest_t;
     bool any;
 };
@@ -47,6 +47,7 @@ add_pin(uintptr_t key, const struct pw_pin_info *info, void *arg)
     s->live++;
     s->bytes += info->size;
     s->leaked += pass->leaked;
+    s->leaked_bytes += pass->leaked ? info->size : 0;
     return false;
 }
 
@@ -309,15 +310,21 @@ take_findings(struct pw_snapshot *snap, bool symbolise)
     free(rows);
 }
 
+enum depth {
+    SITES,   /* the sites' figures and the totals: no rows, no findings, no names */
+    FIGURES, /* every figure, nothing symbolised */
+    FULL,
+};
+
 static bool
-take(struct pw_snapshot *snap, const char *reason, bool symbolise)
+take(struct pw_snapshot *snap, const char *reason, enum depth depth)
 {
     memset(snap, 0, sizeof(*snap));
     snap->reason = reason;
     snap->pid = (long)getpid();
     snap->uptime_ms = pw_clock_uptime_ms();
     snap->time_ms = pw_clock_epoch_ms();
-    if (gethostname(snap->host, sizeof(snap->host)) != 0)
+    if (depth != SITES && gethostname(snap->host, sizeof(snap->host)) != 0)
         snap->host[0] = '\0';
     snap->host[sizeof(snap->host) - 1] = '\0';
 
@@ -428,6 +435,7 @@ take(struct pw_snapshot *snap, const char *reason, bool symbolise)
             .live_bytes = sums[i].bytes,
             .leaked = sums[i].leaked,
             .carried = counts[i].carried,
+            .leaked_bytes = sums[i].leaked_bytes,
             .suppressed = pw_site_get(i)->suppressed ? sums[i].live : 0,
             .oldest_age_ms = sums[i].any ? (uint32_t)(pass.now - sums[i].oldest_t) : 0,
         };
@@ -444,6 +452,9 @@ take(struct pw_snapshot *snap, const char *reason, bool symbolise)
     }
     free(counts);
     free(sums);
+    snap->npins = npins;
+    if (depth == SITES)
+        return true;
 
     snap->nrows = group_rows(snap->sites, npins, snap->rows, by_live_bytes);
     snap->nrefs = group_rows(snap->sites + npins, snap->nsites - npins, snap->refs, by_live);
@@ -467,7 +478,7 @@ take(struct pw_snapshot *snap, const char *reason, bool symbolise)
         snap->totals.methods += !seen;
     }
 
-    if (symbolise) {
+    if (depth == FULL) {
         snap->symbols = pw_symbols_open();
         for (size_t i = 0; i < npins; i++)
             symbolise_site(snap, &snap->sites[i]);
@@ -492,20 +503,26 @@ take(struct pw_snapshot *snap, const char *reason, bool symbolise)
             }
         }
     }
-    take_findings(snap, symbolise);
+    take_findings(snap, depth == FULL);
     return true;
 }
 
 bool
 pw_snapshot_take(struct pw_snapshot *snap, const char *reason)
 {
-    return take(snap, reason, true);
+    return take(snap, reason, FULL);
 }
 
 bool
 pw_snapshot_take_figures(struct pw_snapshot *snap, const char *reason)
 {
-    return take(snap, reason, false);
+    return take(snap, reason, FIGURES);
+}
+
+bool
+pw_snapshot_take_sites(struct pw_snapshot *snap)
+{
+    return take(snap, "sites", SITES);
 }
 
 void

@@ -27,7 +27,8 @@ struct pw_snap_site {
     uintptr_t ret;
     uint64_t acquired, released, commits;
     uint64_t live, live_bytes, leaked, suppressed;
-    uint64_t carried; /* released after their method returned holding them */
+    uint64_t carried;      /* released after their method returned holding them */
+    uint64_t leaked_bytes; /* of the leaked pins (Java API) */
     uint64_t oldest_age_ms;
     /* Reference sites: acquired counts made, released deleted, commits
      * freed by the JVM (PopLocalFrame, detach, thread end). */
@@ -117,6 +118,7 @@ struct pw_snapshot {
     bool refs_on;
     struct pw_snap_site *sites;
     size_t nsites;
+    size_t npins; /* the pin sites come first in sites, the reference sites after them */
     struct pw_snap_finding *findings;
     size_t nfindings;
     struct pw_snap_kind kinds[PW_FINDING_KINDS];
@@ -139,6 +141,10 @@ PW_HIDDEN bool pw_snapshot_take(struct pw_snapshot *snap, const char *reason);
  * sites are empty), so a metrics scrape costs a pass over the tables and
  * nothing more. */
 PW_HIDDEN bool pw_snapshot_take_figures(struct pw_snapshot *snap, const char *reason);
+/* Less still, for the Java API (java_api.c): the sites' figures and the
+ * totals, in site order (pins first), without rows, findings or the host
+ * name.  The same locked pass over the tables as a report's, no more. */
+PW_HIDDEN bool pw_snapshot_take_sites(struct pw_snapshot *snap);
 PW_HIDDEN void pw_snapshot_free(struct pw_snapshot *snap);
 
 #endif

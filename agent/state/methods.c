@@ -290,6 +290,17 @@ thunk_for(jmethodID method, void *address, const char *signature)
     return m;
 }
 
+/* The agent's own natives (the Java API, report/java_api.c) are not
+ * watched: their JNI calls go to the JVM's table directly, and a snapshot
+ * must not count itself. */
+static bool
+agent_own(void *address)
+{
+    Dl_info mine, theirs;
+    return dladdr((void *)agent_own, &mine) != 0 && dladdr(address, &theirs) != 0 &&
+           mine.dli_fbase == theirs.dli_fbase;
+}
+
 void JNICALL
 pw_on_native_method_bind(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID method, void *address,
                          void **new_address)
@@ -302,7 +313,8 @@ pw_on_native_method_bind(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID
     char *name = NULL, *sig = NULL;
     bool named = can_name(jvmti) && (*jvmti)->GetMethodName(jvmti, method, &name, &sig, NULL) == JVMTI_ERROR_NONE;
     pthread_mutex_lock(&bind_lock);
-    struct pw_method *m = in_arena(address) ? NULL : thunk_for(method, address, named ? sig : NULL);
+    struct pw_method *m =
+        in_arena(address) || agent_own(address) ? NULL : thunk_for(method, address, named ? sig : NULL);
     if (m != NULL) {
         if (named)
             name_method(jvmti, m);

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -100,10 +101,55 @@ pw_requests_leak_note(uint32_t site, uint64_t pins, uint64_t bytes)
     pthread_mutex_unlock(&lock);
 }
 
+/* Dump requests: one at a time (dump_lock), each with a ticket that the
+ * report thread's answer must match, so a caller that gave up waiting can
+ * never take a later caller's answer as its own. */
+static pthread_mutex_t dump_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t dump_served = PTHREAD_COND_INITIALIZER;
+static uint64_t dump_ticket, dump_answered; /* guarded by lock */
+static bool dump_written;                   /* guarded by lock */
+
+bool
+pw_requests_dump(const char *reason, uint64_t timeout_ms)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += (time_t)(timeout_ms / 1000);
+    deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (deadline.tv_nsec >= 1000000000L) {
+        deadline.tv_sec++;
+        deadline.tv_nsec -= 1000000000L;
+    }
+    if (pthread_mutex_timedlock(&dump_lock, &deadline) != 0)
+        return false;
+    pthread_mutex_lock(&lock);
+    uint64_t ticket = ++dump_ticket;
+    pending.dump = true;
+    snprintf(pending.dump_reason, sizeof(pending.dump_reason), "%s", reason);
+    pthread_cond_signal(&wake);
+    int rc = 0;
+    while (dump_answered < ticket && rc == 0)
+        rc = pthread_cond_timedwait(&dump_served, &lock, &deadline);
+    bool written = dump_answered == ticket && dump_written;
+    pthread_mutex_unlock(&lock);
+    pthread_mutex_unlock(&dump_lock);
+    return written;
+}
+
+void
+pw_requests_dump_done(uint64_t ticket, bool written)
+{
+    pthread_mutex_lock(&lock);
+    dump_answered = ticket;
+    dump_written = written;
+    pthread_cond_broadcast(&dump_served);
+    pthread_mutex_unlock(&lock);
+}
+
 static bool
 anything(void)
 {
-    return pending.nnotes > 0 || pending.notes_dropped > 0 || pending.threshold;
+    return pending.nnotes > 0 || pending.notes_dropped > 0 || pending.threshold || pending.dump;
 }
 
 void
@@ -122,6 +168,12 @@ pw_requests_wait(const struct timespec *deadline, struct pw_requests *out)
     out->notes_dropped = pending.notes_dropped;
     out->threshold = pending.threshold;
     notes_in_flight = pending.nnotes > 0 || pending.notes_dropped > 0;
+    out->dump = pending.dump;
+    if (pending.dump) {
+        memcpy(out->dump_reason, pending.dump_reason, sizeof(out->dump_reason));
+        out->dump_ticket = dump_ticket;
+    }
+    pending.dump = false;
     pending.nnotes = 0;
     pending.notes_dropped = 0;
     pending.threshold = false;

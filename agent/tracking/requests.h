@@ -57,6 +57,17 @@ pw_requests_ref_count(struct pw_thread *t, int delta)
 PW_HIDDEN void pw_requests_leak_note(uint32_t site, uint64_t pins, uint64_t bytes);
 
 #define PW_LEAK_NOTES 256
+#define PW_DUMP_REASON_MAX 256
+
+/* A report asked for by the application (io.pinwatch.Pinwatch.dump): the
+ * report thread writes it with reason as its reason (cut to
+ * PW_DUMP_REASON_MAX - 1 bytes) while the caller waits, at most timeout_ms.
+ * True when the report was written.  One such request at a time; others
+ * wait their turn. */
+PW_HIDDEN bool pw_requests_dump(const char *reason, uint64_t timeout_ms);
+/* The report thread, after serving the dump request of that ticket
+ * (struct pw_requests): written or not. */
+PW_HIDDEN void pw_requests_dump_done(uint64_t ticket, bool written);
 
 struct pw_leak_note {
     uint32_t site;
@@ -69,6 +80,9 @@ struct pw_requests {
     size_t nnotes;
     uint64_t notes_dropped; /* first leaks that found the queue full */
     bool threshold;         /* the live count crossed the threshold */
+    bool dump;              /* a report for the application: pw_requests_dump */
+    char dump_reason[PW_DUMP_REASON_MAX];
+    uint64_t dump_ticket;
 };
 
 /* The report thread: waits until something is asked for or deadline

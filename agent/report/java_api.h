@@ -1,0 +1,19 @@
+/* The natives of the Java API (agent/java/api, class io.pinwatch.Pinwatch):
+ * the agent binds them itself when that class is prepared, so the jar
+ * carries no native library.  They read the tables as a report's snapshot
+ * does (pw_snapshot_take_sites) and hand a dump to the report thread; none
+ * of them touches the hot path. */
+#ifndef PW_JAVA_API_H
+#define PW_JAVA_API_H
+
+#include "pinwatch.h"
+
+/* The class whose natives are the API, as JVMTI's GetClassSignature spells it. */
+#define PW_JAVA_API_CLASS "Lio/pinwatch/Pinwatch;"
+
+/* Registers the natives on cls (a class named PW_JAVA_API_CLASS); jvmti
+ * names methods that were bound before they had names.  False, with an
+ * error line, when the JVM refused them. */
+PW_HIDDEN bool pw_java_api_bind(jvmtiEnv *jvmti, JNIEnv *jni, jclass cls);
+
+#endif
