@@ -1,0 +1,69 @@
+#include "jfr.h"
+#include "jni_table.h"
+#include "log.h"
+
+#include <dlfcn.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Where the jar is, relative to the directory of libpinwatch.so: the
+ * build tree (agent/ and agent/java/api/), then the installed tree
+ * (LIBDIR/pinwatch/ or LIBDIR/ARCH/pinwatch/, and DATADIR/java/). */
+static const char *const jar_places[] = {
+    "java/api/pinwatch-api.jar",
+    "../../share/java/pinwatch-api.jar",
+    "../../../share/java/pinwatch-api.jar",
+};
+
+static bool
+find_jar(char *out, size_t size)
+{
+    Dl_info info;
+    if (dladdr((void *)pw_jfr_start, &info) == 0 || info.dli_fname == NULL)
+        return false;
+    char dir[PATH_MAX];
+    if (realpath(info.dli_fname, dir) == NULL)
+        return false;
+    char *slash = strrchr(dir, '/');
+    if (slash == NULL)
+        return false;
+    *slash = '\0';
+    for (size_t i = 0; i < sizeof(jar_places) / sizeof(jar_places[0]); i++) {
+        char path[PATH_MAX];
+        if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, jar_places[i]) >= sizeof(path))
+            continue;
+        if (access(path, R_OK) == 0 && realpath(path, out) != NULL && strlen(out) < size)
+            return true;
+    }
+    return false;
+}
+
+void
+pw_jfr_start(jvmtiEnv *jvmti, JNIEnv *jni)
+{
+    char jar[PATH_MAX];
+    if (!find_jar(jar, sizeof(jar))) {
+        pw_log_warn("pinwatch-api.jar not found next to the agent: no Flight Recorder events");
+        return;
+    }
+    jvmtiError e = (*jvmti)->AddToSystemClassLoaderSearch(jvmti, jar);
+    if (e != JVMTI_ERROR_NONE) {
+        pw_log_jvmti_error(jvmti, e, "AddToSystemClassLoaderSearch (no Flight Recorder events)");
+        return;
+    }
+    /* With no Java frame on this thread, FindClass uses the system class
+     * loader, the one the jar was just added to. */
+    jclass cls = pw_jni.FindClass(jni, "io/pinwatch/jfr/Recorder");
+    jmethodID start = cls != NULL ? pw_jni.GetStaticMethodID(jni, cls, "start", "()V") : NULL;
+    if (start != NULL)
+        pw_jni.CallStaticVoidMethod(jni, cls, start);
+    if (pw_jni.ExceptionCheck(jni)) {
+        pw_jni.ExceptionClear(jni);
+        pw_log_warn("io.pinwatch.jfr.Recorder did not start (%s): no Flight Recorder events", jar);
+    }
+    if (cls != NULL)
+        pw_jni.DeleteLocalRef(jni, cls);
+}
