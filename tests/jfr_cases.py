@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 EVAL = 'ai.example.TrainingSession.evalStep'
 EVAL_SIG = '(J[J)[J'
@@ -172,7 +173,74 @@ def case_off(args, tmp):
     expect(len(r) == 1 and r[0]['leaked'] == LEAKED, 'the report without JFR events: %s', r)
 
 
-CASES = {'jfr-rows': case_rows, 'jfr-off': case_off}
+def _running_training(args, tmp, extra_env):
+    env = dict(os.environ, JAVA_HOME=args.jdk_home, **extra_env)
+    argv = [args.run_training, '--steps', '100000000', args.build_dir]
+    if 'PINWATCH_OPTIONS' not in extra_env:
+        argv.insert(1, '--no-agent')
+    return subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+
+
+def _tool(args, name, *argv):
+    run = subprocess.run([os.path.join(args.jdk_home, 'bin', name)] + list(argv), stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True, timeout=60)
+    expect(run.returncode == 0, '%s %s: %s', name, ' '.join(argv), run.stdout)
+    return run.stdout
+
+
+def _leak_event_of_running(args, jfr):
+    """The evalStep row of a dump taken while the example runs: its figures
+    move, but not against one another."""
+    got = [v for t, v in events(args, jfr) if t == PIN_ROW and v['method'] == EVAL and v['function'] == LEAK_FN]
+    expect(len(got) == 1, 'expected one %s event in the dump, got %d', EVAL, len(got))
+    v = got[0]
+    expect(v['live'] > 0 and v['live'] == v['leaked'] + v['held'] and v['held'] in (0, 1) and
+           v['bytes'] == 16 * v['live'] and v['leakedBytes'] == 16 * v['leaked'] and v['growth'] == v['live'],
+           'the leak while running: %s', {k: v[k] for k in ('live', 'leaked', 'held', 'bytes', 'leakedBytes',
+                                                             'growth')})
+
+
+def case_later(args, tmp):
+    """jcmd PID JFR.start under an agent loaded at launch, then a
+    recording started at launch and the agent attached later."""
+    jfc = os.path.join(tmp, 'pinwatch.jfc')
+    settings(args.jdk_home, jfc, 'true')
+    runs = [('jcmd JFR.start', {'PINWATCH_OPTIONS': 'file=%s,format=json' % os.path.join(tmp, 'a.jsonl')}),
+            ('pinwatch attach', {'JDK_JAVA_OPTIONS': '-XX:+EnableDynamicAgentLoading '
+                                 '-XX:StartFlightRecording:name=pw,settings=%s' % jfc})]
+    for n, (what, env) in enumerate(runs):
+        proc = _running_training(args, tmp, env)
+        try:
+            pid = None
+            for _ in range(100):
+                out = _tool(args, 'jcmd', '-l')
+                m = re.search(r'^(\d+) .*training\.jar 100000000', out, re.M)
+                if m:
+                    pid = m.group(1)
+                    break
+                time.sleep(0.1)
+            expect(pid is not None, '%s: the example did not start', what)
+            time.sleep(1)
+            if what == 'jcmd JFR.start':
+                _tool(args, 'jcmd', pid, 'JFR.start', 'name=pw', 'settings=' + jfc)
+            else:
+                run = subprocess.run([args.pinwatch, 'attach', pid, '--file', os.path.join(tmp, 'b.jsonl'),
+                                      '--format', 'json'], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                     text=True, timeout=60)
+                expect(run.returncode == 0, 'pinwatch attach: %s', run.stdout)
+            time.sleep(1.5)
+            jfr = os.path.join(tmp, 'later%d.jfr' % n)
+            _tool(args, 'jcmd', pid, 'JFR.dump', 'name=pw', 'filename=' + jfr)
+        finally:
+            proc.kill()
+            proc.wait()
+        try:
+            _leak_event_of_running(args, jfr)
+        except Failure as e:
+            raise Failure('%s: %s' % (what, e))
+
+
+CASES = {'jfr-rows': case_rows, 'jfr-off': case_off, 'jfr-later': case_later}
 
 
 def main():
@@ -182,6 +250,7 @@ def main():
     p.add_argument('--jdk-home', required=True)
     p.add_argument('--run-training', required=True)
     p.add_argument('--build-dir', required=True)
+    p.add_argument('--pinwatch', help='the pinwatch command (jfr-later)')
     args = p.parse_args()
     if not args.jdk_home or not os.path.exists(os.path.join(args.jdk_home, 'bin', 'jfr')):
         print('SKIP: %s: no JDK with a jfr tool at %r' % (args.jdk_name, args.jdk_home))
