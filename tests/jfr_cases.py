@@ -28,6 +28,7 @@ LEAK_FN = 'GetLongArrayElements'
 STEPS, LEAKED, LEAK_BYTES = 3000, 750, 750 * 16
 PIN_ROW, REF_ROW = 'pinwatch.PinRow', 'pinwatch.ReferenceRow'
 TYPES = (PIN_ROW, REF_ROW)
+ALL_TYPES = TYPES + ('pinwatch.Report', 'pinwatch.Threshold')
 
 
 class Failure(Exception):
@@ -44,27 +45,28 @@ def settings(jdk, path, enabled, period='endChunk'):
     emits each row once, as the recording ends (at the JVM's exit here)."""
     with open(os.path.join(jdk, 'lib', 'jfr', 'default.jfc'), encoding='utf-8') as f:
         text = f.read()
-    ours = ''.join('  <event name="%s"><setting name="enabled">%s</setting>'
-                   '<setting name="period">%s</setting></event>\n' % (t, enabled, period) for t in TYPES)
+    ours = ''.join('  <event name="%s"><setting name="enabled">%s</setting>%s</event>\n' %
+                   (t, enabled, '<setting name="period">%s</setting>' % period if t in TYPES else '')
+                   for t in ALL_TYPES)
     end = text.rindex('</configuration>')
     with open(path, 'w', encoding='utf-8') as f:
         f.write(text[:end] + ours + text[end:])
 
 
-def record(args, tmp, enabled):
+def record(args, tmp, enabled, steps=STEPS, options=''):
     jfc, jfr, report = (os.path.join(tmp, n) for n in ('pinwatch.jfc', 'rec.jfr', 'report.jsonl'))
     settings(args.jdk_home, jfc, 'true' if enabled else 'false')
     env = dict(os.environ, JAVA_HOME=args.jdk_home,
-               PINWATCH_OPTIONS='file=%s,format=json' % report,
+               PINWATCH_OPTIONS='file=%s,format=json%s' % (report, options),
                JDK_JAVA_OPTIONS='-XX:StartFlightRecording:filename=%s,settings=%s' % (jfr, jfc))
-    run = subprocess.run([args.run_training, '--steps', str(STEPS), args.build_dir], env=env,
+    run = subprocess.run([args.run_training, '--steps', str(steps), args.build_dir], env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
     expect(run.returncode == 0, 'run-training exited %d:\n%s', run.returncode, run.stderr[-3000:])
     expect(os.path.exists(jfr), 'no recording written: %s', run.stderr[-3000:])
     with open(report, encoding='utf-8') as f:
         dumps = [json.loads(l) for l in f if l.strip()]
     expect(dumps and dumps[-1]['reason'] == 'exit', 'no exit report: %s', [d['reason'] for d in dumps])
-    return jfr, dumps[-1]
+    return (jfr, dumps) if options else (jfr, dumps[-1])
 
 
 def jfr_tool(args, *argv):
@@ -160,17 +162,53 @@ def case_rows(args, tmp):
 
 
 def case_off(args, tmp):
-    jfr, report = record(args, tmp, enabled=False)
+    # threshold=100: reports that would be events if enabled.
+    jfr, dumps = record(args, tmp, enabled=False, options=',threshold=100')
+    report = dumps[-1]
+    expect('threshold' in [d['reason'] for d in dumps], 'no threshold report')
     counts = summary_counts(args, jfr)
     ours = {t: c for t, c in counts.items() if t.startswith('pinwatch.')}
     # Registered (listed with 0), not recorded.
-    expect(set(ours) == set(TYPES) and not any(ours.values()),
+    expect(set(ours) == set(ALL_TYPES) and not any(ours.values()),
            'pinwatch events in a recording that disables them: %s', ours)
-    expect(not events(args, jfr), 'jfr print --json found pinwatch events')
+    expect(not jfr_tool(args, 'print', '--events', ','.join(ALL_TYPES), jfr).strip(),
+           'jfr print found pinwatch events')
     # The recording itself ran, and so did pinwatch.
     expect(counts.get('jdk.JVMInformation', 0) > 0, 'the recording has no jdk.JVMInformation')
     r = [r for r in report['rows'] if r['method'] == EVAL and r['function'] == LEAK_FN]
     expect(len(r) == 1 and r[0]['leaked'] == LEAKED, 'the report without JFR events: %s', r)
+
+
+def case_reports(args, tmp):
+    """threshold=100 over 40000 steps: 10000 pins leak, crossing 100, 200,
+    ... 6400 with a quarter of the run to spare; the report thread may merge
+    crossings that come faster than it writes.  Each threshold report is one
+    pinwatch.Threshold and one pinwatch.Report event with its exact totals."""
+    jfr, dumps = record(args, tmp, enabled=True, steps=40000, options=',threshold=100')
+    reports = [d for d in dumps if d['reason'] == 'threshold']
+    expect(len(reports) >= 2, 'threshold reports: %s', [d['reason'] for d in dumps])
+    out = json.loads(jfr_tool(args, 'print', '--json', '--events', 'pinwatch.Report,pinwatch.Threshold', jfr))
+    got = [(e['type'], e['values']) for e in out['recording']['events']]
+    rep = sorted((v for t, v in got if t == 'pinwatch.Report'), key=lambda v: v['acquired'])
+    thr = sorted((v for t, v in got if t == 'pinwatch.Threshold'), key=lambda v: v['live'])
+    counts = summary_counts(args, jfr)
+    expect(counts.get('pinwatch.Report') == len(rep) == len(reports) and
+           counts.get('pinwatch.Threshold') == len(thr) == len(reports),
+           'threshold reports %d; Report events %d (summary %s), Threshold events %d (summary %s)',
+           len(reports), len(rep), counts.get('pinwatch.Report'), len(thr), counts.get('pinwatch.Threshold'))
+    bad = []
+    for d, e, h in zip(reports, rep, thr):
+        t = d['totals']
+        want = dict(reason='threshold', live=t['live'], bytes=t['live_bytes'], leaked=t['leaked'],
+                    held=t['held'], acquired=t['acquired'], released=t['released'], findings=t['findings'],
+                    liveReferences=d['references']['totals']['live'])
+        bad += ['report %s: event %s' % (want, {k: e[k] for k in want}) for k in want if e[k] != want[k]][:1]
+        level = 100
+        while level * 2 <= t['live']:
+            level *= 2
+        if (h['threshold'], h['level'], h['live'], h['bytes']) != (100, level, t['live'], t['live_bytes']):
+            bad.append('threshold event %s, report live %d bytes %d' % (h, t['live'], t['live_bytes']))
+    expect(not bad, 'events against the threshold reports:\n  %s', '\n  '.join(bad))
 
 
 def _running_training(args, tmp, extra_env):
@@ -240,7 +278,7 @@ def case_later(args, tmp):
             raise Failure('%s: %s' % (what, e))
 
 
-CASES = {'jfr-rows': case_rows, 'jfr-off': case_off, 'jfr-later': case_later}
+CASES = {'jfr-rows': case_rows, 'jfr-off': case_off, 'jfr-later': case_later, 'jfr-reports': case_reports}
 
 
 def main():

@@ -3,6 +3,7 @@
 #include "log.h"
 
 #include <dlfcn.h>
+#include <stdatomic.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +42,12 @@ find_jar(char *out, size_t size)
     return false;
 }
 
+/* Set once by pw_jfr_start, read by the report thread. */
+static JavaVM *jfr_vm;
+static jclass recorder;     /* global reference */
+static jmethodID report_mid; /* static void report(String, long[], long) */
+static atomic_bool ready;
+
 void
 pw_jfr_start(jvmtiEnv *jvmti, JNIEnv *jni)
 {
@@ -60,10 +67,49 @@ pw_jfr_start(jvmtiEnv *jvmti, JNIEnv *jni)
     jmethodID start = cls != NULL ? pw_jni.GetStaticMethodID(jni, cls, "start", "()V") : NULL;
     if (start != NULL)
         pw_jni.CallStaticVoidMethod(jni, cls, start);
-    if (pw_jni.ExceptionCheck(jni)) {
+    jmethodID report = start != NULL ? pw_jni.GetStaticMethodID(jni, cls, "report", "(Ljava/lang/String;[JJ)V")
+                                     : NULL;
+    if (pw_jni.ExceptionCheck(jni) || report == NULL) {
         pw_jni.ExceptionClear(jni);
         pw_log_warn("io.pinwatch.jfr.Recorder did not start (%s): no Flight Recorder events", jar);
+    } else if (pw_jni.GetJavaVM(jni, &jfr_vm) == JNI_OK &&
+               (recorder = pw_jni.NewGlobalRef(jni, cls)) != NULL) {
+        report_mid = report;
+        atomic_store(&ready, true);
     }
     if (cls != NULL)
         pw_jni.DeleteLocalRef(jni, cls);
+}
+
+void
+pw_jfr_report(const char *reason, const struct pw_snap_totals *totals, uint64_t threshold)
+{
+    if (!atomic_load(&ready))
+        return;
+    JNIEnv *jni = NULL;
+    JavaVM *vm = jfr_vm;
+    jint rc = (*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8);
+    if (rc == JNI_EDETACHED) {
+        JavaVMAttachArgs a = {JNI_VERSION_1_8, "pinwatch", NULL};
+        rc = (*vm)->AttachCurrentThreadAsDaemon(vm, (void **)&jni, &a);
+    }
+    if (rc != JNI_OK || jni == NULL)
+        return;
+    const jlong t[8] = {
+        (jlong)totals->live,     (jlong)totals->live_bytes, (jlong)totals->leaked,   (jlong)(totals->live - totals->leaked),
+        (jlong)totals->acquired, (jlong)totals->released,   (jlong)totals->findings, (jlong)totals->ref_live,
+    };
+    if (pw_jni.PushLocalFrame(jni, 4) != JNI_OK) {
+        pw_jni.ExceptionClear(jni);
+        return;
+    }
+    jstring r = pw_jni.NewStringUTF(jni, reason);
+    jlongArray v = r != NULL ? pw_jni.NewLongArray(jni, 8) : NULL;
+    if (v != NULL) {
+        pw_jni.SetLongArrayRegion(jni, v, 0, 8, t);
+        pw_jni.CallStaticVoidMethod(jni, recorder, report_mid, r, v, (jlong)threshold);
+    }
+    if (pw_jni.ExceptionCheck(jni))
+        pw_jni.ExceptionClear(jni);
+    pw_jni.PopLocalFrame(jni, NULL);
 }

@@ -23,6 +23,7 @@ final class Recorder {
     /** Live figure of each row at its previous event, by row identity. */
     private static final Map<String, Long> PREVIOUS = new HashMap<>();
     private static boolean started;
+    private static volatile boolean registered;
 
     private Recorder() {
     }
@@ -48,6 +49,49 @@ final class Recorder {
     private static void register() {
         FlightRecorder.addPeriodicEvent(PinRowEvent.class, Recorder::pinRows);
         FlightRecorder.addPeriodicEvent(ReferenceRowEvent.class, Recorder::referenceRows);
+        FlightRecorder.register(ReportEvent.class);
+        FlightRecorder.register(ThresholdEvent.class);
+        registered = true;
+    }
+
+    /**
+     * Called by the agent (report/jfr.c) on the thread that wrote a report,
+     * after writing it: commits a {@link ReportEvent}, and for a threshold
+     * report a {@link ThresholdEvent} first. Does nothing until the recorder
+     * has started, or while no recording enables the events.
+     */
+    static void report(String reason, long[] t, long threshold) {
+        if (!registered) {
+            return;
+        }
+        if (threshold > 0 && "threshold".equals(reason)) {
+            ThresholdEvent e = new ThresholdEvent();
+            if (e.isEnabled()) {
+                long level = threshold;
+                while (level <= Long.MAX_VALUE / 2 && level * 2 <= t[0]) {
+                    level *= 2;
+                }
+                e.threshold = threshold;
+                e.level = level;
+                e.live = t[0];
+                e.bytes = t[1];
+                e.commit();
+            }
+        }
+        ReportEvent e = new ReportEvent();
+        if (!e.isEnabled()) {
+            return;
+        }
+        e.reason = reason;
+        e.live = t[0];
+        e.bytes = t[1];
+        e.leaked = t[2];
+        e.held = t[3];
+        e.acquired = t[4];
+        e.released = t[5];
+        e.findings = t[6];
+        e.liveReferences = t[7];
+        e.commit();
     }
 
     private static long growth(Row r) {
