@@ -44,7 +44,7 @@ find_jar(char *out, size_t size)
 
 /* Set once by pw_jfr_start, read by the report thread. */
 static JavaVM *jfr_vm;
-static jclass recorder;     /* global reference */
+static jclass recorder;      /* global reference */
 static jmethodID report_mid; /* static void report(String, long[], long) */
 static atomic_bool ready;
 
@@ -67,13 +67,12 @@ pw_jfr_start(jvmtiEnv *jvmti, JNIEnv *jni)
     jmethodID start = cls != NULL ? pw_jni.GetStaticMethodID(jni, cls, "start", "()V") : NULL;
     if (start != NULL)
         pw_jni.CallStaticVoidMethod(jni, cls, start);
-    jmethodID report = start != NULL ? pw_jni.GetStaticMethodID(jni, cls, "report", "(Ljava/lang/String;[JJ)V")
-                                     : NULL;
+    jmethodID report =
+        start != NULL ? pw_jni.GetStaticMethodID(jni, cls, "report", "(Ljava/lang/String;[JJ)V") : NULL;
     if (pw_jni.ExceptionCheck(jni) || report == NULL) {
         pw_jni.ExceptionClear(jni);
         pw_log_warn("io.pinwatch.jfr.Recorder did not start (%s): no Flight Recorder events", jar);
-    } else if (pw_jni.GetJavaVM(jni, &jfr_vm) == JNI_OK &&
-               (recorder = pw_jni.NewGlobalRef(jni, cls)) != NULL) {
+    } else if (pw_jni.GetJavaVM(jni, &jfr_vm) == JNI_OK && (recorder = pw_jni.NewGlobalRef(jni, cls)) != NULL) {
         report_mid = report;
         atomic_store(&ready, true);
     }
@@ -96,8 +95,10 @@ pw_jfr_report(const char *reason, const struct pw_snap_totals *totals, uint64_t 
     if (rc != JNI_OK || jni == NULL)
         return;
     const jlong t[8] = {
-        (jlong)totals->live,     (jlong)totals->live_bytes, (jlong)totals->leaked,   (jlong)(totals->live - totals->leaked),
-        (jlong)totals->acquired, (jlong)totals->released,   (jlong)totals->findings, (jlong)totals->ref_live,
+        (jlong)totals->live,     (jlong)totals->live_bytes,
+        (jlong)totals->leaked,   (jlong)(totals->live - totals->leaked),
+        (jlong)totals->acquired, (jlong)totals->released,
+        (jlong)totals->findings, (jlong)totals->ref_live,
     };
     if (pw_jni.PushLocalFrame(jni, 4) != JNI_OK) {
         pw_jni.ExceptionClear(jni);
