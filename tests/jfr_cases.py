@@ -53,9 +53,15 @@ def settings(jdk, path, enabled, period='endChunk'):
         f.write(text[:end] + ours + text[end:])
 
 
-def record(args, tmp, enabled, steps=STEPS, options=''):
-    jfc, jfr, report = (os.path.join(tmp, n) for n in ('pinwatch.jfc', 'rec.jfr', 'report.jsonl'))
-    settings(args.jdk_home, jfc, 'true' if enabled else 'false')
+def record(args, tmp, enabled, steps=STEPS, options='', jfc=None):
+    """jfc: the recording's settings, else ours (settings())."""
+    jfr, report = (os.path.join(tmp, n) for n in ('rec.jfr', 'report.jsonl'))
+    for f in (jfr, report):
+        if os.path.exists(f):
+            os.unlink(f)
+    if jfc is None:
+        jfc = os.path.join(tmp, 'pinwatch.jfc')
+        settings(args.jdk_home, jfc, 'true' if enabled else 'false')
     env = dict(os.environ, JAVA_HOME=args.jdk_home,
                PINWATCH_OPTIONS='file=%s,format=json%s' % (report, options),
                JDK_JAVA_OPTIONS='-XX:StartFlightRecording:filename=%s,settings=%s' % (jfr, jfc))
@@ -180,11 +186,12 @@ def case_off(args, tmp):
 
 
 def case_reports(args, tmp):
-    """threshold=100 over 40000 steps: 10000 pins leak, crossing 100, 200,
-    ... 6400 with a quarter of the run to spare; the report thread may merge
-    crossings that come faster than it writes.  Each threshold report is one
+    """threshold=100 over 100000 steps: 25000 pins leak, crossing 100, 200,
+    ... 12800 with half the run to spare (a report written as the JVM exits
+    may lose its event, README); the report thread may merge crossings that
+    come faster than it writes.  Each threshold report is one
     pinwatch.Threshold and one pinwatch.Report event with its exact totals."""
-    jfr, dumps = record(args, tmp, enabled=True, steps=40000, options=',threshold=100')
+    jfr, dumps = record(args, tmp, enabled=True, steps=100000, options=',threshold=100')
     reports = [d for d in dumps if d['reason'] == 'threshold']
     expect(len(reports) >= 2, 'threshold reports: %s', [d['reason'] for d in dumps])
     out = json.loads(jfr_tool(args, 'print', '--json', '--events', 'pinwatch.Report,pinwatch.Threshold', jfr))
@@ -209,6 +216,14 @@ def case_reports(args, tmp):
         if (h['threshold'], h['level'], h['live'], h['bytes']) != (100, level, t['live'], t['live_bytes']):
             bad.append('threshold event %s, report live %d bytes %d' % (h, t['live'], t['live_bytes']))
     expect(not bad, 'events against the threshold reports:\n  %s', '\n  '.join(bad))
+
+    # The JDK's own default settings, untouched, record them too.
+    jfr, dumps = record(args, tmp, enabled=True, steps=100000, options=',threshold=100', jfc='default')
+    reports = [d for d in dumps if d['reason'] == 'threshold']
+    counts = summary_counts(args, jfr)
+    expect(reports and counts.get('pinwatch.Report') == counts.get('pinwatch.Threshold') == len(reports),
+           'settings=default: %d threshold reports, events %s', len(reports),
+           {t: counts.get(t) for t in ALL_TYPES})
 
 
 def _running_training(args, tmp, extra_env):
