@@ -64,12 +64,18 @@ pw_jfr_start(jvmtiEnv *jvmti, JNIEnv *jni)
     /* With no Java frame on this thread, FindClass uses the system class
      * loader, the one the jar was just added to. */
     jclass cls = pw_jni.FindClass(jni, "io/pinwatch/jfr/Recorder");
-    jmethodID start = cls != NULL ? pw_jni.GetStaticMethodID(jni, cls, "start", "()V") : NULL;
-    if (start != NULL)
+    /* -Xcheck:jni holds us to an ExceptionCheck after every call that may
+     * throw, before the next JNI call. */
+    bool ok = !pw_jni.ExceptionCheck(jni) && cls != NULL;
+    jmethodID start = ok ? pw_jni.GetStaticMethodID(jni, cls, "start", "()V") : NULL;
+    ok = ok && !pw_jni.ExceptionCheck(jni) && start != NULL;
+    jmethodID report = ok ? pw_jni.GetStaticMethodID(jni, cls, "report", "(Ljava/lang/String;[JJ)V") : NULL;
+    ok = ok && !pw_jni.ExceptionCheck(jni) && report != NULL;
+    if (ok) {
         pw_jni.CallStaticVoidMethod(jni, cls, start);
-    jmethodID report =
-        start != NULL ? pw_jni.GetStaticMethodID(jni, cls, "report", "(Ljava/lang/String;[JJ)V") : NULL;
-    if (pw_jni.ExceptionCheck(jni) || report == NULL) {
+        ok = !pw_jni.ExceptionCheck(jni);
+    }
+    if (!ok) {
         pw_jni.ExceptionClear(jni);
         pw_log_warn("io.pinwatch.jfr.Recorder did not start (%s): no Flight Recorder events", jar);
     } else if (pw_jni.GetJavaVM(jni, &jfr_vm) == JNI_OK && (recorder = pw_jni.NewGlobalRef(jni, cls)) != NULL) {
@@ -105,10 +111,11 @@ pw_jfr_report(const char *reason, const struct pw_snap_totals *totals, uint64_t 
         return;
     }
     jstring r = pw_jni.NewStringUTF(jni, reason);
-    jlongArray v = r != NULL ? pw_jni.NewLongArray(jni, 8) : NULL;
-    if (v != NULL) {
+    jlongArray v = !pw_jni.ExceptionCheck(jni) && r != NULL ? pw_jni.NewLongArray(jni, 8) : NULL;
+    if (!pw_jni.ExceptionCheck(jni) && v != NULL) {
         pw_jni.SetLongArrayRegion(jni, v, 0, 8, t);
-        pw_jni.CallStaticVoidMethod(jni, recorder, report_mid, r, v, (jlong)threshold);
+        if (!pw_jni.ExceptionCheck(jni))
+            pw_jni.CallStaticVoidMethod(jni, recorder, report_mid, r, v, (jlong)threshold);
     }
     if (pw_jni.ExceptionCheck(jni))
         pw_jni.ExceptionClear(jni);
