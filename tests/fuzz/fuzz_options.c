@@ -21,7 +21,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct pw_options o;
     bool ok = pw_options_parse(text, &o, err, errlen);
     if (ok) {
-        CHECK(o.format <= PW_FORMAT_COLLAPSED, "format %d", (int)o.format);
+        CHECK(o.format <= PW_FORMAT_OPENMETRICS, "format %d", (int)o.format);
         CHECK(o.threshold <= (UINT64_C(1) << 40), "threshold %llu", (unsigned long long)o.threshold);
         CHECK(o.interval_ms == 0 || (o.interval_ms >= 10 && o.interval_ms <= 7 * 24 * 3600 * UINT64_C(1000) + 999),
               "interval_ms %llu", (unsigned long long)o.interval_ms);
