@@ -1362,8 +1362,11 @@ def case_findings(ctx):
         _expect_site_line(ctx, f, 'acquire', symbol, get_marker)
         if call_marker:
             _expect_site_line(ctx, f, 'call', symbol, call_marker)
+    # The JDK's own critical regions (Inflater's) may outlast critical_ms under
+    # qemu on a loaded machine: real findings, but not the fixture's to count.
     others = ['%s %s %s x%d' % (f['kind'], f['method'], f['call'], f['count'])
-              for f in found if id(f) not in ours]
+              for f in found if id(f) not in ours
+              and not (f['kind'] == 'long_critical' and not f['method'].startswith(FIXTURE_PKG))]
     expect(not others, 'findings the fixture did not cause: %s', others)
 
     hold = _finding(found, 'long_critical', 'Findings.holdCritical',
