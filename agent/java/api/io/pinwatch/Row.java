@@ -10,34 +10,17 @@ import java.util.List;
  * report's row at the same moment. In a difference of two snapshots they
  * are changes and may be negative.
  */
-public final class Row {
+public final class Row extends Figures {
     private final String method, signature, function, kind;
     private final List<Site> sites;
-    private final long live, bytes, leaked, leakedBytes, acquired, released, suppressed;
 
     Row(String method, String signature, String function, String kind, List<Site> sites) {
+        super(sites);
         this.method = method;
         this.signature = signature;
         this.function = function;
         this.kind = kind;
         this.sites = java.util.Collections.unmodifiableList(sites);
-        long l = 0, b = 0, k = 0, kb = 0, a = 0, r = 0, s = 0;
-        for (Site site : sites) {
-            l += site.live();
-            b += site.bytes();
-            k += site.leaked();
-            kb += site.leakedBytes();
-            a += site.acquired();
-            r += site.released();
-            s += site.suppressed();
-        }
-        live = l;
-        bytes = b;
-        leaked = k;
-        leakedBytes = kb;
-        acquired = a;
-        released = r;
-        suppressed = s;
     }
 
     /**
@@ -88,78 +71,6 @@ public final class Row {
     }
 
     /**
-     * Live pins (or references).
-     *
-     * @return the count
-     */
-    public long live() {
-        return live;
-    }
-
-    /**
-     * Bytes of the live pins.
-     *
-     * @return the bytes
-     */
-    public long bytes() {
-        return bytes;
-    }
-
-    /**
-     * Live pins whose native method returned without releasing them.
-     *
-     * @return the count
-     */
-    public long leaked() {
-        return leaked;
-    }
-
-    /**
-     * Bytes of the leaked pins.
-     *
-     * @return the bytes
-     */
-    public long leakedBytes() {
-        return leakedBytes;
-    }
-
-    /**
-     * Live pins whose native method is still running.
-     *
-     * @return the count
-     */
-    public long held() {
-        return live - leaked;
-    }
-
-    /**
-     * Pins taken (references made) since the agent started.
-     *
-     * @return the count
-     */
-    public long acquired() {
-        return acquired;
-    }
-
-    /**
-     * Pins released (references deleted) since the agent started.
-     *
-     * @return the count
-     */
-    public long released() {
-        return released;
-    }
-
-    /**
-     * Live pins that a suppression rule covers.
-     *
-     * @return the count
-     */
-    public long suppressed() {
-        return suppressed;
-    }
-
-    /**
      * The row's call sites, the most live bytes first.
      *
      * @return the sites
@@ -170,7 +81,6 @@ public final class Row {
 
     @Override
     public String toString() {
-        return method + signature + " " + function + ": live " + live + ", bytes " + bytes + ", leaked " + leaked
-                + ", held " + held() + ", acquired " + acquired + ", released " + released;
+        return method + signature + " " + function + ": " + figuresText();
     }
 }

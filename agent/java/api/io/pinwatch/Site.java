@@ -6,20 +6,13 @@ package io.pinwatch;
  * ({@link Snapshot#minus(Snapshot)}) the figures are changes and may be
  * negative.
  */
-public final class Site {
+public final class Site extends Figures {
     private final int id;
-    private final long live, bytes, leaked, leakedBytes, acquired, released, suppressed;
 
     Site(int id, long live, long bytes, long leaked, long leakedBytes, long acquired, long released,
             long suppressed) {
+        super(live, bytes, leaked, leakedBytes, acquired, released, suppressed);
         this.id = id;
-        this.live = live;
-        this.bytes = bytes;
-        this.leaked = leaked;
-        this.leakedBytes = leakedBytes;
-        this.acquired = acquired;
-        this.released = released;
-        this.suppressed = suppressed;
     }
 
     /**
@@ -29,80 +22,6 @@ public final class Site {
      */
     public int id() {
         return id;
-    }
-
-    /**
-     * Live pins (or live references) taken here.
-     *
-     * @return the count
-     */
-    public long live() {
-        return live;
-    }
-
-    /**
-     * Bytes of the live pins taken here (0 for references).
-     *
-     * @return the bytes
-     */
-    public long bytes() {
-        return bytes;
-    }
-
-    /**
-     * Live pins whose native method returned (or whose thread ended)
-     * without releasing them.
-     *
-     * @return the count
-     */
-    public long leaked() {
-        return leaked;
-    }
-
-    /**
-     * Bytes of the leaked pins.
-     *
-     * @return the bytes
-     */
-    public long leakedBytes() {
-        return leakedBytes;
-    }
-
-    /**
-     * Live pins whose native method is still running: {@code live - leaked}.
-     *
-     * @return the count
-     */
-    public long held() {
-        return live - leaked;
-    }
-
-    /**
-     * Pins taken (or references made) here since the agent started.
-     *
-     * @return the count
-     */
-    public long acquired() {
-        return acquired;
-    }
-
-    /**
-     * Pins released (or references deleted) here since the agent started.
-     *
-     * @return the count
-     */
-    public long released() {
-        return released;
-    }
-
-    /**
-     * Live pins here that a suppression rule ({@code suppress=}) keeps out
-     * of findings.
-     *
-     * @return the count
-     */
-    public long suppressed() {
-        return suppressed;
     }
 
     /**
@@ -119,7 +38,6 @@ public final class Site {
 
     @Override
     public String toString() {
-        return "site " + id + ": live " + live + ", bytes " + bytes + ", leaked " + leaked + ", held " + held()
-                + ", acquired " + acquired + ", released " + released;
+        return "site " + id + ": " + figuresText();
     }
 }
