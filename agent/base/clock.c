@@ -97,3 +97,17 @@ pw_clock_start(bool attached)
     }
     return true;
 }
+
+struct timespec
+pw_clock_deadline(clockid_t clock, uint64_t ms)
+{
+    struct timespec ts;
+    clock_gettime(clock, &ts);
+    ts.tv_sec += (time_t)(ms / 1000);
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}

@@ -7,6 +7,7 @@
 #include "pinwatch.h"
 
 #include <stdatomic.h>
+#include <time.h>
 
 PW_HIDDEN extern _Atomic uint64_t pw_clock_now_ms;
 
@@ -30,5 +31,10 @@ PW_HIDDEN uint64_t pw_clock_uptime_ms(void);
 
 /* Wall-clock milliseconds since the epoch, for report timestamps. */
 PW_HIDDEN uint64_t pw_clock_epoch_ms(void);
+
+/* The time ms milliseconds from now on clock, as the pthread timed waits
+ * take it (CLOCK_REALTIME for pthread_mutex_timedlock, CLOCK_MONOTONIC for
+ * a condition variable set to it). */
+PW_HIDDEN struct timespec pw_clock_deadline(clockid_t clock, uint64_t ms);
 
 #endif

@@ -1,4 +1,5 @@
 #include "report_thread.h"
+#include "clock.h"
 #include "threads.h"
 #include "requests.h"
 #include "log.h"
@@ -46,18 +47,6 @@ write_notes(const struct pw_leak_note *batch, size_t n)
     pw_symbols_close(symbols);
 }
 
-static void
-deadline_after(struct timespec *ts, uint64_t ms)
-{
-    clock_gettime(CLOCK_MONOTONIC, ts);
-    ts->tv_sec += (time_t)(ms / 1000);
-    ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts->tv_nsec >= 1000000000L) {
-        ts->tv_sec++;
-        ts->tv_nsec -= 1000000000L;
-    }
-}
-
 static bool
 passed(const struct timespec *ts)
 {
@@ -85,7 +74,7 @@ report_thread(void *arg)
     struct timespec next_interval;
     uint64_t interval = options->interval_ms;
     if (interval > 0)
-        deadline_after(&next_interval, interval);
+        next_interval = pw_clock_deadline(CLOCK_MONOTONIC, interval);
     /* Static: a queue of notes is too big for a thread's stack to spare. */
     static struct pw_requests asked;
     for (;;) {
@@ -104,7 +93,7 @@ report_thread(void *arg)
         if (interval > 0 && passed(&next_interval)) {
             /* The next period starts now: a slow report does not cause a
              * burst of catch-up reports. */
-            deadline_after(&next_interval, interval);
+            next_interval = pw_clock_deadline(CLOCK_MONOTONIC, interval);
             write_report("interval");
         }
     }

@@ -1,4 +1,5 @@
 #include "requests.h"
+#include "clock.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -112,14 +113,7 @@ static bool dump_written;                   /* guarded by lock */
 bool
 pw_requests_dump(const char *reason, uint64_t timeout_ms)
 {
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += (time_t)(timeout_ms / 1000);
-    deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
+    struct timespec deadline = pw_clock_deadline(CLOCK_REALTIME, timeout_ms);
     if (pthread_mutex_timedlock(&dump_lock, &deadline) != 0)
         return false;
     pthread_mutex_lock(&lock);
@@ -192,14 +186,7 @@ pw_requests_notes_written(void)
 void
 pw_requests_take_notes(struct pw_requests *out, uint64_t wait_ms)
 {
-    struct timespec deadline;
-    clock_gettime(CLOCK_MONOTONIC, &deadline);
-    deadline.tv_sec += (time_t)(wait_ms / 1000);
-    deadline.tv_nsec += (long)(wait_ms % 1000) * 1000000L;
-    if (deadline.tv_nsec >= 1000000000L) {
-        deadline.tv_sec++;
-        deadline.tv_nsec -= 1000000000L;
-    }
+    struct timespec deadline = pw_clock_deadline(CLOCK_MONOTONIC, wait_ms);
     pthread_mutex_lock(&lock);
     int rc = 0;
     while (notes_in_flight && rc == 0)
