@@ -168,11 +168,8 @@ def case_rows(args, tmp):
 
 
 def case_off(args, tmp):
-    # threshold=100: reports that would be events if enabled.  100000 steps:
-    # the 3000 of the other cases end in 0.2 s, before a lagging report thread
-    # (a loaded machine) has written its first threshold report.
-    steps = 100000
-    jfr, dumps = record(args, tmp, enabled=False, steps=steps, options=',threshold=100')
+    # threshold=100: reports that would be events if enabled.
+    jfr, dumps = record(args, tmp, enabled=False, options=',threshold=100')
     report = dumps[-1]
     expect('threshold' in [d['reason'] for d in dumps], 'no threshold report')
     counts = summary_counts(args, jfr)
@@ -185,8 +182,7 @@ def case_off(args, tmp):
     # The recording itself ran, and so did pinwatch.
     expect(counts.get('jdk.JVMInformation', 0) > 0, 'the recording has no jdk.JVMInformation')
     r = [r for r in report['rows'] if r['method'] == EVAL and r['function'] == LEAK_FN]
-    # One validation step in four leaks one pin (LEAKED of STEPS).
-    expect(len(r) == 1 and r[0]['leaked'] == steps * LEAKED // STEPS, 'the report without JFR events: %s', r)
+    expect(len(r) == 1 and r[0]['leaked'] == LEAKED, 'the report without JFR events: %s', r)
 
 
 def case_reports(args, tmp):
@@ -203,11 +199,8 @@ def case_reports(args, tmp):
     rep = sorted((v for t, v in got if t == 'pinwatch.Report'), key=lambda v: v['acquired'])
     thr = sorted((v for t, v in got if t == 'pinwatch.Threshold'), key=lambda v: v['live'])
     counts = summary_counts(args, jfr)
-    # The last threshold report may be written after the recording stopped, as
-    # the JVM exits (on a loaded machine the report thread lags): its events may
-    # be missing, no other's (README, "Flight Recorder").
-    expect(counts.get('pinwatch.Report') == len(rep) == len(thr) == counts.get('pinwatch.Threshold') and
-           len(reports) - 1 <= len(rep) <= len(reports),
+    expect(counts.get('pinwatch.Report') == len(rep) == len(reports) and
+           counts.get('pinwatch.Threshold') == len(thr) == len(reports),
            'threshold reports %d; Report events %d (summary %s), Threshold events %d (summary %s)',
            len(reports), len(rep), counts.get('pinwatch.Report'), len(thr), counts.get('pinwatch.Threshold'))
     bad = []
@@ -228,8 +221,7 @@ def case_reports(args, tmp):
     jfr, dumps = record(args, tmp, enabled=True, steps=100000, options=',threshold=100', jfc='default')
     reports = [d for d in dumps if d['reason'] == 'threshold']
     counts = summary_counts(args, jfr)
-    expect(reports and counts.get('pinwatch.Report') == counts.get('pinwatch.Threshold') and
-           len(reports) - 1 <= counts.get('pinwatch.Report', 0) <= len(reports),
+    expect(reports and counts.get('pinwatch.Report') == counts.get('pinwatch.Threshold') == len(reports),
            'settings=default: %d threshold reports, events %s', len(reports),
            {t: counts.get(t) for t in ALL_TYPES})
 
@@ -272,12 +264,12 @@ def case_later(args, tmp):
     for n, (what, env) in enumerate(runs):
         proc = _running_training(args, tmp, env)
         try:
-            # run-training execs java: its pid is the JVM's.  Not found by its
-            # command line in `jcmd -l`, which may list another case's JVM too.
             pid = None
             for _ in range(100):
-                if re.search(r'^%d ' % proc.pid, _tool(args, 'jcmd', '-l'), re.M):
-                    pid = str(proc.pid)
+                out = _tool(args, 'jcmd', '-l')
+                m = re.search(r'^(\d+) .*training\.jar 100000000', out, re.M)
+                if m:
+                    pid = m.group(1)
                     break
                 time.sleep(0.1)
             expect(pid is not None, '%s: the example did not start', what)
