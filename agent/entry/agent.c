@@ -5,7 +5,6 @@
 #include "clock.h"
 #include "findings.h"
 #include "java_api.h"
-#include "jfr.h"
 #include "jni_hooks.h"
 #include "log.h"
 #include "metrics_server.h"
@@ -61,7 +60,6 @@ static void JNICALL
 on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
 {
     pw_methods_name_all(env);
-    pw_jfr_start(env, jni);
 }
 
 static void JNICALL
@@ -300,7 +298,6 @@ start(JavaVM *vm, const char *text, bool attached)
         if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) == JNI_OK) {
             pw_rebind_loaded(env, jni);
             bind_loaded_api(env, jni);
-            pw_jfr_start(env, jni);
         }
     }
     /* Last, when nothing can fail any more: a thread started before a

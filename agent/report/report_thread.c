@@ -6,7 +6,6 @@
 #include "methods.h"
 #include "frame_layout.h"
 #include "report.h"
-#include "jfr.h"
 #include "site_table.h"
 #include "symbols.h"
 
@@ -55,18 +54,6 @@ passed(const struct timespec *ts)
     return now.tv_sec > ts->tv_sec || (now.tv_sec == ts->tv_sec && now.tv_nsec >= ts->tv_nsec);
 }
 
-/* A report, then its Flight Recorder event (jfr.c): after the write, with
- * no lock of the report's held while the thread runs Java code. */
-static bool
-write_report(const char *reason)
-{
-    struct pw_snap_totals totals;
-    if (!pw_report_write(reason, options, &totals))
-        return false;
-    pw_jfr_report(reason, &totals, options->threshold);
-    return true;
-}
-
 static void *
 report_thread(void *arg)
 {
@@ -87,14 +74,14 @@ report_thread(void *arg)
         if (asked.nnotes > 0 || asked.notes_dropped > 0)
             pw_requests_notes_written();
         if (asked.threshold)
-            write_report("threshold");
+            pw_report_write("threshold", options, NULL);
         if (asked.dump)
-            pw_requests_dump_done(asked.dump_ticket, write_report(asked.dump_reason));
+            pw_requests_dump_done(asked.dump_ticket, pw_report_write(asked.dump_reason, options, NULL));
         if (interval > 0 && passed(&next_interval)) {
             /* The next period starts now: a slow report does not cause a
              * burst of catch-up reports. */
             next_interval = pw_clock_deadline(CLOCK_MONOTONIC, interval);
-            write_report("interval");
+            pw_report_write("interval", options, NULL);
         }
     }
     return NULL;
