@@ -2011,9 +2011,12 @@ def case_refs_options(ctx):
         expect(key in run.stderr + run.stdout, 'help does not list %s', key)
 
 
-def case_refs_late_attach(ctx):
+def _attached_run(ctx, main, args=(), classpath=None):
+    """main started without the agent; once it says READY the agent is
+    attached with a JSON report, the fixture is told "attached", and it must
+    exit 0.  Returns the session (its stdout) and the report's path."""
     report = ctx.report_path('attached.jsonl')
-    argv = ctx.java_argv('RefsAttach', with_agent=False, jvm_args=ATTACH_FLAGS)
+    argv = ctx.java_argv(main, args=args, with_agent=False, jvm_args=ATTACH_FLAGS, classpath=classpath)
     with Session(ctx, argv) as s:
         s.run.report_path = report
         s.wait_for(r'^READY (\d+)$')
@@ -2022,6 +2025,11 @@ def case_refs_late_attach(ctx):
         s.send('attached')
         rc = s.finish()
     expect(rc == 0, 'JVM exit status: expected 0, got %s', rc)
+    return s, report
+
+
+def case_refs_late_attach(ctx):
+    s, report = _attached_run(ctx, 'RefsAttach')
     expect('DONE' in s.stdout_text(), 'fixture did not print DONE')
     _, last = load_report(report)
     refs = check_references(last)
@@ -2338,17 +2346,7 @@ def case_api(ctx):
 def case_api_late_attach(ctx):
     """io.pinwatch.Pinwatch loaded (its natives looked up in vain) before
     the agent is attached: the attach binds it."""
-    report = ctx.report_path('attached.jsonl')
-    argv = ctx.java_argv('ApiFixture', args=['attach'], with_agent=False, jvm_args=ATTACH_FLAGS,
-                         classpath=_api_classpath(ctx))
-    with Session(ctx, argv) as s:
-        s.run.report_path = report
-        s.wait_for(r'^READY (\d+)$')
-        opts = 'file=%s,format=json' % report
-        _expect_loaded(*_agent_load(s, ctx, opts), opts)
-        s.send('attached')
-        rc = s.finish()
-    expect(rc == 0, 'JVM exit status: expected 0, got %s', rc)
+    s, report = _attached_run(ctx, 'ApiFixture', ['attach'], _api_classpath(ctx))
     # Less the JVM's warnings about the attach re-binding its own natives.
     lines = [l for l in s.stdout_text().splitlines() if not l.startswith('[')]
     expect(lines[:4] == ['LOADED false', 'READY %d' % s.pid, 'GOT attached', 'LOADED true'],
