@@ -315,17 +315,17 @@ frame_released(struct pw_thread *t, uint32_t serial)
 }
 
 struct lookup {
-    struct pw_thread *self;
     uintptr_t key;
     struct pw_pin_info *info;
     uint32_t *site;
+    struct pw_recent_release *note; /* where a removal records the release */
 };
 
 static bool
 remove_from(struct pw_thread *o, void *arg)
 {
     struct lookup *l = arg;
-    return pw_pin_table_remove_remote(&o->pins, l->key, l->info, next_note(l->self));
+    return pw_pin_table_remove_remote(&o->pins, l->key, l->info, l->note);
 }
 
 /* Finds a pin this thread does not hold.  Pins only ever move from a
@@ -335,8 +335,8 @@ remove_from(struct pw_thread *o, void *arg)
 static bool
 remove_elsewhere(struct pw_thread *self, uintptr_t key, struct pw_pin_info *info, bool *returned)
 {
-    struct lookup l = {.self = self, .key = key, .info = info};
     struct pw_recent_release *note = next_note(self);
+    struct lookup l = {.key = key, .info = info, .note = note};
     bool found = true;
     *returned = true;
     if (!pw_leak_table_remove(key, info, note)) {
@@ -365,7 +365,7 @@ find_in(struct pw_thread *o, void *arg)
 static bool
 find_anywhere(struct pw_thread *t, uintptr_t key, struct pw_pin_info *info)
 {
-    struct lookup l = {.self = t, .key = key, .info = info};
+    struct lookup l = {.key = key, .info = info};
     return pw_pin_table_find(&t->pins, key, info) || pw_leak_table_find(key, info) ||
            pw_threads_any(t, find_in, &l);
 }
@@ -397,7 +397,7 @@ released_before(struct pw_thread *t, uintptr_t key, uint32_t *site)
             return true;
         }
     }
-    struct lookup l = {.self = t, .key = key, .site = site};
+    struct lookup l = {.key = key, .site = site};
     return pw_threads_any(t, released_by, &l);
 }
 
