@@ -2,8 +2,8 @@
  * parser (metrics_http.c) on inputs no JVM produces on demand: label values
  * with quotes, backslashes, newlines, '$', '<init>', non-BMP and broken
  * UTF-8; more rows than the bound; every kind of request.  Exact texts. */
-#include "metrics_http.h"
-#include "report.h"
+#include "report/metrics_http.h"
+#include "report/report.h"
 
 #include <stdio.h>
 #include <stdlib.h>

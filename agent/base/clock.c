@@ -1,6 +1,6 @@
-#include "clock.h"
-#include "threads.h"
-#include "log.h"
+#include "base/clock.h"
+#include "base/threads.h"
+#include "base/log.h"
 
 #include <pthread.h>
 #include <signal.h>

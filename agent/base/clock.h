@@ -4,7 +4,7 @@
 #ifndef PW_CLOCK_H
 #define PW_CLOCK_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 #include <stdatomic.h>
 #include <time.h>

@@ -1,5 +1,5 @@
 /* The names of the twelve acquire functions, as reports print them. */
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 static const char *const function_names[PW_FN_COUNT] = {
     [PW_FN_BOOLEAN_ELEMENTS] = "GetBooleanArrayElements", [PW_FN_BYTE_ELEMENTS] = "GetByteArrayElements",

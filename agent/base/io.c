@@ -1,4 +1,4 @@
-#include "io.h"
+#include "base/io.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #ifndef PW_IO_H
 #define PW_IO_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 /* False, with errno set, when fd took less than len bytes. */
 PW_HIDDEN bool pw_write_all(int fd, const void *data, size_t len);

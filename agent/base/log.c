@@ -1,6 +1,6 @@
-#include "log.h"
+#include "base/log.h"
 
-#include "io.h"
+#include "base/io.h"
 
 #include <errno.h>
 #include <fcntl.h>

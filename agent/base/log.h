@@ -3,7 +3,7 @@
 #ifndef PW_LOG_H
 #define PW_LOG_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 /* Where the lines go from now on (log=): "" for stderr, "none" for
  * nowhere, else a file appended to (created 0600, %p expanded).  Returns

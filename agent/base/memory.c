@@ -1,4 +1,4 @@
-#include "memory.h"
+#include "base/memory.h"
 
 #include <stdlib.h>
 #include <sys/mman.h>

@@ -6,7 +6,7 @@
 #ifndef PW_MEMORY_H
 #define PW_MEMORY_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 /* Zeroed memory; NULL when none is left. */
 PW_HIDDEN void *pw_table_alloc(size_t bytes);

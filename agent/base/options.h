@@ -4,7 +4,7 @@
 #ifndef PW_OPTIONS_H
 #define PW_OPTIONS_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 #include <stdio.h>
 

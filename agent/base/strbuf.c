@@ -1,4 +1,4 @@
-#include "strbuf.h"
+#include "base/strbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #ifndef PW_STRBUF_H
 #define PW_STRBUF_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 struct pw_strbuf {
     char *data;

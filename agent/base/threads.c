@@ -1,4 +1,4 @@
-#include "threads.h"
+#include "base/threads.h"
 
 #include <pthread.h>
 #include <signal.h>

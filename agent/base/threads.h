@@ -3,7 +3,7 @@
 #ifndef PW_THREADS_H
 #define PW_THREADS_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 /* Starts fn(arg) on a new thread called name; stack_size 0 takes the
  * default.  Returns 0, or the pthread_create error for the caller to

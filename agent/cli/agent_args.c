@@ -1,7 +1,7 @@
 #include "agent_args.h"
 #include "commands.h"
 
-#include "options.h"
+#include "base/options.h"
 
 #include <getopt.h>
 #include <limits.h>

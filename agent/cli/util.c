@@ -1,6 +1,6 @@
 #include "util.h"
 
-#include "options.h"
+#include "base/options.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "io.h" /* pw_write_all, shared with the agent (agent/base) */
+#include "base/io.h" /* pw_write_all, shared with the agent (agent/base) */
 
 /* Exit statuses of the commands (the JVM's own status for `run`). */
 enum {

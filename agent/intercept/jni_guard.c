@@ -1,12 +1,12 @@
 /* Installs the jni_guard.S thunks in the JNI function table: every slot
  * but the reserved ones, the critical functions themselves (nesting them is
  * allowed) and the slots the pin hooks own (they check for themselves). */
-#include "cpu.h"
-#include "findings.h"
-#include "jni_guard.h"
-#include "jni_table.h"
-#include "native_entry.h"
-#include "thread_state.h"
+#include "base/cpu.h"
+#include "tracking/findings.h"
+#include "intercept/jni_guard.h"
+#include "jvm/jni_table.h"
+#include "intercept/native_entry.h"
+#include "state/thread_state.h"
 
 #include <stddef.h>
 

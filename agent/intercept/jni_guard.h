@@ -3,7 +3,7 @@
 #ifndef PW_JNI_GUARD_H
 #define PW_JNI_GUARD_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 /* Puts a guard thunk in front of each of the first nslots slots of the
  * JVM's table (see pw_jni_table_slots: never more than the JVM's own table

@@ -5,8 +5,8 @@
  * way through; the onward branch goes through x16, which a BTI landing
  * pad ("bti c") of the function behind accepts. */
 
-#include "asm_macros_aarch64.h"
-#include "native_entry.h"
+#include "intercept/asm_macros_aarch64.h"
+#include "intercept/native_entry.h"
 
     .text
 

@@ -7,8 +7,8 @@
  * variadic ones included, are handled without writing one by hand: nothing
  * but r10, r11 and the flags is touched on the way through. */
 
-#include "asm_macros_x86_64.h"
-#include "native_entry.h"
+#include "intercept/asm_macros_x86_64.h"
+#include "intercept/native_entry.h"
 
     .text
 

@@ -1,12 +1,12 @@
-#include "jni_hooks.h"
-#include "cpu.h"
-#include "findings.h"
-#include "jni_guard.h"
-#include "jni_table.h"
-#include "jvm_calls.h"
-#include "log.h"
-#include "ref_hooks.h"
-#include "tracker.h"
+#include "intercept/jni_hooks.h"
+#include "base/cpu.h"
+#include "tracking/findings.h"
+#include "intercept/jni_guard.h"
+#include "jvm/jni_table.h"
+#include "intercept/jvm_calls.h"
+#include "base/log.h"
+#include "intercept/ref_hooks.h"
+#include "tracking/tracker.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -3,7 +3,7 @@
 #ifndef PW_JNI_HOOKS_H
 #define PW_JNI_HOOKS_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 /* Installs the wrappers once per process; a second call (the library loaded
  * again) returns true without wrapping the wrappers: GetJNIFunctionTable

@@ -47,11 +47,11 @@
  * on the thread inside such a call (the DirectByteBuffer constructor, a
  * JVMTI callback of another agent) also sees the JVM's table: it is the
  * JVM's doing, not the application's. */
-#include "jvm_calls.h"
-#include "cpu.h"
-#include "findings.h"
-#include "ref_hooks.h"
-#include "thread_state.h"
+#include "intercept/jvm_calls.h"
+#include "base/cpu.h"
+#include "tracking/findings.h"
+#include "intercept/ref_hooks.h"
+#include "state/thread_state.h"
 
 #include <stddef.h>
 

@@ -6,7 +6,7 @@
 #ifndef PW_JVM_CALLS_H
 #define PW_JVM_CALLS_H
 
-#include "jni_table.h"
+#include "jvm/jni_table.h"
 
 /* Points this thread's JNIEnv at the JVM's table (the whole of it, every
  * slot the JVM has) and returns the table to put back.  A JNIEnv belongs

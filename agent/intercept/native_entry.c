@@ -1,5 +1,5 @@
-#include "native_entry.h"
-#include "methods.h"
+#include "intercept/native_entry.h"
+#include "state/methods.h"
 
 void
 pw_native_entry_init(void)

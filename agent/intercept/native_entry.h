@@ -4,7 +4,7 @@
 #ifndef PW_NATIVE_ENTRY_H
 #define PW_NATIVE_ENTRY_H
 
-#include "frame_layout.h"
+#include "state/frame_layout.h"
 
 /* jni_guard.S: one thunk per slot of the JNI function table, for the
  * newest JNI version pinwatch knows (jni_table.h). */

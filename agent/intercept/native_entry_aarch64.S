@@ -14,8 +14,8 @@
  * as on x86-64.  In call mode the JVM's return address is kept in the
  * shadow frame (PW_F_RET) across the call. */
 
-#include "asm_macros_aarch64.h"
-#include "native_entry.h"
+#include "intercept/asm_macros_aarch64.h"
+#include "intercept/native_entry.h"
 
     .text
 

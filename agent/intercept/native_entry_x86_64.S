@@ -10,8 +10,8 @@
  * Only rax, r10 and r11 are used: none of them carries an argument of a
  * (non-variadic) JNI function, and r11 is the thunk's own scratch register. */
 
-#include "asm_macros_x86_64.h"
-#include "native_entry.h"
+#include "intercept/asm_macros_x86_64.h"
+#include "intercept/native_entry.h"
 
     .text
 

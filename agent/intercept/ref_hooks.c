@@ -26,14 +26,14 @@
  * critical region itself.  The JVM is called only through pw_jni.
  * NewDirectByteBuffer's wrapper gives the JVM its own table for the call
  * (jvm_calls.c). */
-#include "ref_hooks.h"
-#include "cpu.h"
-#include "findings.h"
-#include "jni_table.h"
-#include "jvm_calls.h"
-#include "refs.h"
-#include "tracker.h"
-#include "va_forward.h"
+#include "intercept/ref_hooks.h"
+#include "base/cpu.h"
+#include "tracking/findings.h"
+#include "jvm/jni_table.h"
+#include "intercept/jvm_calls.h"
+#include "tracking/refs.h"
+#include "tracking/tracker.h"
+#include "intercept/va_forward.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>

@@ -5,7 +5,7 @@
 #ifndef PW_REF_HOOKS_H
 #define PW_REF_HOOKS_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 /* Set before the table is swapped. */
 PW_HIDDEN extern bool pw_ref_hooks_enabled;

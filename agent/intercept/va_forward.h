@@ -12,7 +12,7 @@
 #ifndef PW_VA_FORWARD_H
 #define PW_VA_FORWARD_H
 
-#include "frame_layout.h"
+#include "state/frame_layout.h"
 
 /* Slots of the JNI function table (checked against jni.h in ref_hooks.c). */
 #define PW_SLOT_NEW_OBJECT 28
@@ -21,7 +21,7 @@
 #define PW_SLOT_CALL_STATIC_OBJECT_METHOD 114
 
 #ifndef __ASSEMBLER__
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 /* Returned in rax:rdx to the assembler: the JVM's result, and where to
  * return. */

@@ -4,8 +4,8 @@
  * untouched; the stack is not moved at all.  Only x9, x16, x17 and the
  * flags are used on the way in. */
 
-#include "asm_macros_aarch64.h"
-#include "va_forward.h"
+#include "intercept/asm_macros_aarch64.h"
+#include "intercept/va_forward.h"
 
     .text
 

@@ -4,7 +4,7 @@
  * where the caller put them; rdi..r9, xmm0-7 and al (the vector count) go
  * through untouched.  Only r10, r11 and the flags are used on the way in. */
 
-#include "va_forward.h"
+#include "intercept/va_forward.h"
 
     .text
 

@@ -1,6 +1,6 @@
-#include "java_stack.h"
-#include "jni_names.h"
-#include "jni_table.h"
+#include "jvm/java_stack.h"
+#include "jvm/jni_names.h"
+#include "jvm/jni_table.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
 #ifndef PW_JAVA_STACK_H
 #define PW_JAVA_STACK_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 struct pw_java_frame {
     char *method;    /* "pkg.Cls.name" */

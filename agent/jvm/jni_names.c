@@ -1,4 +1,4 @@
-#include "jni_names.h"
+#include "jvm/jni_names.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
 #ifndef PW_JNI_NAMES_H
 #define PW_JNI_NAMES_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 /* java_name is "pkg.Outer$Inner.method" as reports print it; signature the
  * JNI signature "(J[J)[J" (only needed for the long form, else NULL).

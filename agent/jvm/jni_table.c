@@ -1,5 +1,5 @@
-#include "jni_table.h"
-#include "jni_function_names.h"
+#include "jvm/jni_table.h"
+#include "jvm/jni_function_names.h"
 
 #include <string.h>
 

@@ -6,7 +6,7 @@
 #ifndef PW_JNI_TABLE_H
 #define PW_JNI_TABLE_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 /* The table as it was before us: HotSpot's functions, or its checked ones
  * under -Xcheck:jni.  The agent's own JNI calls go through it and never

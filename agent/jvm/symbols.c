@@ -1,4 +1,4 @@
-#include "symbols.h"
+#include "jvm/symbols.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>

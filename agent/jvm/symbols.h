@@ -6,7 +6,7 @@
 #ifndef PW_SYMBOLS_H
 #define PW_SYMBOLS_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 struct pw_symbols;
 

@@ -1,11 +1,11 @@
-#include "java_api.h"
-#include "jni_table.h"
-#include "log.h"
-#include "methods.h"
-#include "requests.h"
-#include "site_table.h"
-#include "snapshot.h"
-#include "symbols.h"
+#include "report/java_api.h"
+#include "jvm/jni_table.h"
+#include "base/log.h"
+#include "state/methods.h"
+#include "tracking/requests.h"
+#include "state/site_table.h"
+#include "report/snapshot.h"
+#include "jvm/symbols.h"
 
 #include <inttypes.h>
 #include <stdatomic.h>

@@ -6,7 +6,7 @@
 #ifndef PW_JAVA_API_H
 #define PW_JAVA_API_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 /* The class whose natives are the API, as JVMTI's GetClassSignature spells it. */
 #define PW_JAVA_API_CLASS "Lio/pinwatch/Pinwatch;"

@@ -1,4 +1,4 @@
-#include "metrics_http.h"
+#include "report/metrics_http.h"
 
 #include <string.h>
 

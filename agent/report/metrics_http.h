@@ -4,7 +4,7 @@
 #ifndef PW_METRICS_HTTP_H
 #define PW_METRICS_HTTP_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 #include <stddef.h>
 

@@ -12,11 +12,11 @@
  *     431 otherwise).
  * No figure is taken on an application thread: the scrape thread reads the
  * tables as a report does. */
-#include "metrics_server.h"
-#include "threads.h"
-#include "log.h"
-#include "metrics_http.h"
-#include "report.h"
+#include "report/metrics_server.h"
+#include "base/threads.h"
+#include "base/log.h"
+#include "report/metrics_http.h"
+#include "report/report.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

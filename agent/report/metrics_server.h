@@ -3,7 +3,7 @@
 #ifndef PW_METRICS_SERVER_H
 #define PW_METRICS_SERVER_H
 
-#include "options.h"
+#include "base/options.h"
 
 /* Binds opts->metrics_host:metrics_port and starts serving.  On failure
  * logs one ERROR line naming the address and the cause and returns false;

@@ -1,6 +1,6 @@
-#include "report.h"
-#include "io.h"
-#include "log.h"
+#include "report/report.h"
+#include "base/io.h"
+#include "base/log.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,9 +4,9 @@
 #ifndef PW_REPORT_H
 #define PW_REPORT_H
 
-#include "options.h"
-#include "snapshot.h"
-#include "strbuf.h"
+#include "base/options.h"
+#include "report/snapshot.h"
+#include "base/strbuf.h"
 
 /* The formats, one file each. */
 PW_HIDDEN void pw_report_text(const struct pw_snapshot *snap, struct pw_strbuf *out);

@@ -4,7 +4,7 @@
  * stackcollapse output, async-profiler's collapsed).  A site reached along
  * several paths is charged to the first one seen, so the lines still add up
  * to the report's live_bytes. */
-#include "report.h"
+#include "report/report.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* format=json: JSON Lines, one report per line.  The field names and
  * meanings are a contract (README.md, "JSON contract"); new fields may be
  * added, none renamed. */
-#include "report.h"
+#include "report/report.h"
 
 #include <inttypes.h>
 

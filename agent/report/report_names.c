@@ -1,6 +1,6 @@
 /* What reports call a row's function and a reference row's kind. */
-#include "jni_function_names.h"
-#include "snapshot.h"
+#include "jvm/jni_function_names.h"
+#include "report/snapshot.h"
 
 const char *
 pw_snap_ref_kind(uint32_t fn)

@@ -16,7 +16,7 @@
  *
  * Families are drawn from tables, so a later kind of row (say JNI
  * references) is one more table and one more loop. */
-#include "report.h"
+#include "report/report.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* format=text: the leak table for people.  Rows that hold pins come first,
  * each with its call sites; balanced rows follow on one line each, so that
  * a report also shows what pinwatch saw working. */
-#include "report.h"
+#include "report/report.h"
 
 #include <inttypes.h>
 #include <string.h>

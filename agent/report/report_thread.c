@@ -1,13 +1,13 @@
-#include "report_thread.h"
-#include "clock.h"
-#include "threads.h"
-#include "requests.h"
-#include "log.h"
-#include "methods.h"
-#include "frame_layout.h"
-#include "report.h"
-#include "site_table.h"
-#include "symbols.h"
+#include "report/report_thread.h"
+#include "base/clock.h"
+#include "base/threads.h"
+#include "tracking/requests.h"
+#include "base/log.h"
+#include "state/methods.h"
+#include "state/frame_layout.h"
+#include "report/report.h"
+#include "state/site_table.h"
+#include "jvm/symbols.h"
 
 #include <inttypes.h>
 #include <pthread.h>

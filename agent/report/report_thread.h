@@ -4,7 +4,7 @@
 #ifndef PW_REPORT_THREAD_H
 #define PW_REPORT_THREAD_H
 
-#include "options.h"
+#include "base/options.h"
 
 /* Starts the thread; reports use opts (kept by the caller).  False, with
  * an error line, when it could not be started. */

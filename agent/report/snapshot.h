@@ -4,11 +4,11 @@
 #ifndef PW_SNAPSHOT_H
 #define PW_SNAPSHOT_H
 
-#include "pinwatch.h"
-#include "findings.h"
-#include "java_stack.h"
-#include "site_table.h"
-#include "symbols.h"
+#include "base/pinwatch.h"
+#include "tracking/findings.h"
+#include "jvm/java_stack.h"
+#include "state/site_table.h"
+#include "jvm/symbols.h"
 
 struct pw_snap_frame {
     uintptr_t address; /* a return address, or the function start for a tail call */

@@ -1,6 +1,6 @@
-#include "leak_table.h"
-#include "memory.h"
-#include "site_table.h"
+#include "state/leak_table.h"
+#include "base/memory.h"
+#include "state/site_table.h"
 
 #include <pthread.h>
 #include <stdlib.h>

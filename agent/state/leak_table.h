@@ -9,7 +9,7 @@
 #ifndef PW_LEAK_TABLE_H
 #define PW_LEAK_TABLE_H
 
-#include "pin_table.h"
+#include "state/pin_table.h"
 
 PW_HIDDEN bool pw_leak_table_insert(uintptr_t key, const struct pw_pin_info *info);
 /* Removes a leaked pin.  When it does and note is not NULL, note gets the

@@ -1,8 +1,8 @@
-#include "methods.h"
-#include "jni_table.h"
-#include "jni_names.h"
-#include "log.h"
-#include "frame_layout.h"
+#include "state/methods.h"
+#include "jvm/jni_table.h"
+#include "jvm/jni_names.h"
+#include "base/log.h"
+#include "state/frame_layout.h"
 
 #include <dlfcn.h>
 #include <link.h>

@@ -4,8 +4,8 @@
 #ifndef PW_METHODS_H
 #define PW_METHODS_H
 
-#include "pinwatch.h"
-#include "frame_layout.h"
+#include "base/pinwatch.h"
+#include "state/frame_layout.h"
 
 #include <stdatomic.h>
 

@@ -1,6 +1,6 @@
-#include "pin_table.h"
-#include "cpu.h"
-#include "memory.h"
+#include "state/pin_table.h"
+#include "base/cpu.h"
+#include "base/memory.h"
 
 #include <stdlib.h>
 

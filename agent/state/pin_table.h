@@ -14,7 +14,7 @@
 #ifndef PW_PIN_TABLE_H
 #define PW_PIN_TABLE_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 #include <stdatomic.h>
 

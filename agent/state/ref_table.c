@@ -1,4 +1,4 @@
-#include "ref_table.h"
+#include "state/ref_table.h"
 
 #include <sched.h>
 #include <stdatomic.h>

@@ -15,7 +15,7 @@
 #ifndef PW_REF_TABLE_H
 #define PW_REF_TABLE_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 struct pw_ref_info {
     uint32_t site;

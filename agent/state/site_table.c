@@ -1,8 +1,8 @@
-#include "site_table.h"
+#include "state/site_table.h"
 
-#include "methods.h"
-#include "frame_layout.h"
-#include "suppress.h"
+#include "state/methods.h"
+#include "state/frame_layout.h"
+#include "state/suppress.h"
 
 #include <dlfcn.h>
 #include <pthread.h>

@@ -8,7 +8,7 @@
 #ifndef PW_SITE_TABLE_H
 #define PW_SITE_TABLE_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 #include <stdatomic.h>
 

@@ -1,4 +1,4 @@
-#include "stack_table.h"
+#include "state/stack_table.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

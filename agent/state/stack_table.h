@@ -4,7 +4,7 @@
 #ifndef PW_STACK_TABLE_H
 #define PW_STACK_TABLE_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 #define PW_NO_STACK 0
 

@@ -1,4 +1,4 @@
-#include "suppress.h"
+#include "state/suppress.h"
 
 #include <errno.h>
 #include <fnmatch.h>

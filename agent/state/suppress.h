@@ -9,7 +9,7 @@
 #ifndef PW_SUPPRESS_H
 #define PW_SUPPRESS_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 /* Reads the rules; false with one line naming the file and line in err. */
 PW_HIDDEN bool pw_suppress_load(const char *path, char *err, size_t errlen);

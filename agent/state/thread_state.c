@@ -1,6 +1,6 @@
-#include "thread_state.h"
-#include "leak_table.h"
-#include "log.h"
+#include "state/thread_state.h"
+#include "state/leak_table.h"
+#include "base/log.h"
 
 #include <stdlib.h>
 

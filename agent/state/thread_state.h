@@ -5,10 +5,10 @@
 #ifndef PW_THREAD_STATE_H
 #define PW_THREAD_STATE_H
 
-#include "pinwatch.h"
-#include "frame_layout.h"
-#include "pin_table.h"
-#include "site_table.h"
+#include "base/pinwatch.h"
+#include "state/frame_layout.h"
+#include "state/pin_table.h"
+#include "state/site_table.h"
 
 #include <pthread.h>
 

@@ -1,6 +1,6 @@
-#include "backtrace.h"
-#include "cpu.h"
-#include "frame_layout.h"
+#include "tracking/backtrace.h"
+#include "base/cpu.h"
+#include "state/frame_layout.h"
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>

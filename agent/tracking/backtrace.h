@@ -4,7 +4,7 @@
 #ifndef PW_BACKTRACE_H
 #define PW_BACKTRACE_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 #define PW_STACK_MAX 64
 

@@ -1,8 +1,8 @@
-#include "findings.h"
-#include "methods.h"
-#include "frame_layout.h"
-#include "site_table.h"
-#include "thread_state.h"
+#include "tracking/findings.h"
+#include "state/methods.h"
+#include "state/frame_layout.h"
+#include "state/site_table.h"
+#include "state/thread_state.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -17,7 +17,7 @@
 #ifndef PW_FINDINGS_H
 #define PW_FINDINGS_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 enum pw_finding_kind {
     PW_FINDING_DOUBLE_RELEASE,

@@ -35,11 +35,11 @@
  * method may have been bound again since this invocation began, the
  * interpreter calls through a register, the function called may have made
  * a tail call), so each invocation pays this walk at its first Get. */
-#include "late_frame.h"
-#include "log.h"
-#include "methods.h"
-#include "frame_layout.h"
-#include "return_slot.h"
+#include "tracking/late_frame.h"
+#include "base/log.h"
+#include "state/methods.h"
+#include "state/frame_layout.h"
+#include "tracking/return_slot.h"
 
 #include <dlfcn.h>
 #include <link.h>

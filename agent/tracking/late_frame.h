@@ -6,7 +6,7 @@
 #ifndef PW_LATE_FRAME_H
 #define PW_LATE_FRAME_H
 
-#include "thread_state.h"
+#include "state/thread_state.h"
 
 /* Pushes a shadow frame for method m (the innermost Java frame, a native
  * method, as the JVM said) on t, and makes the native function's frame

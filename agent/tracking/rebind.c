@@ -1,8 +1,8 @@
-#include "rebind.h"
-#include "jni_table.h"
-#include "jni_names.h"
-#include "log.h"
-#include "methods.h"
+#include "tracking/rebind.h"
+#include "jvm/jni_table.h"
+#include "jvm/jni_names.h"
+#include "base/log.h"
+#include "state/methods.h"
 
 #include <dlfcn.h>
 #include <link.h>

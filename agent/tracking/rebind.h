@@ -6,7 +6,7 @@
 #ifndef PW_REBIND_H
 #define PW_REBIND_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 /* Returns how many methods were bound again. */
 PW_HIDDEN unsigned pw_rebind_loaded(jvmtiEnv *jvmti, JNIEnv *env);

@@ -1,9 +1,9 @@
-#include "refs.h"
-#include "clock.h"
-#include "findings.h"
-#include "ref_table.h"
-#include "requests.h"
-#include "tracker.h"
+#include "tracking/refs.h"
+#include "base/clock.h"
+#include "tracking/findings.h"
+#include "state/ref_table.h"
+#include "tracking/requests.h"
+#include "tracking/tracker.h"
 
 #include <stdatomic.h>
 

@@ -11,7 +11,7 @@
 #ifndef PW_REFS_H
 #define PW_REFS_H
 
-#include "thread_state.h"
+#include "state/thread_state.h"
 
 #include <stdatomic.h>
 

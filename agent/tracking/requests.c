@@ -1,5 +1,5 @@
-#include "requests.h"
-#include "clock.h"
+#include "tracking/requests.h"
+#include "base/clock.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -10,7 +10,7 @@
 #ifndef PW_REQUESTS_H
 #define PW_REQUESTS_H
 
-#include "thread_state.h"
+#include "state/thread_state.h"
 
 #include <time.h>
 

@@ -1,4 +1,4 @@
-#include "return_slot.h"
+#include "tracking/return_slot.h"
 
 #include <sys/prctl.h>
 #include <sys/syscall.h>

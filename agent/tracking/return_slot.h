@@ -6,7 +6,7 @@
 #ifndef PW_RETURN_SLOT_H
 #define PW_RETURN_SLOT_H
 
-#include "pinwatch.h"
+#include "base/pinwatch.h"
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>

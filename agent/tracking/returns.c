@@ -1,7 +1,7 @@
-#include "returns.h"
-#include "leak_table.h"
-#include "refs.h"
-#include "requests.h"
+#include "tracking/returns.h"
+#include "state/leak_table.h"
+#include "tracking/refs.h"
+#include "tracking/requests.h"
 
 #include <stdatomic.h>
 

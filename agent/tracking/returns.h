@@ -4,7 +4,7 @@
 #ifndef PW_RETURNS_H
 #define PW_RETURNS_H
 
-#include "thread_state.h"
+#include "state/thread_state.h"
 
 /* Called by the native method exit stub (intercept/native_entry.S) when a
  * native method returns while pins it took are still in the thread's

@@ -1,13 +1,13 @@
-#include "tracker.h"
-#include "backtrace.h"
-#include "clock.h"
-#include "findings.h"
-#include "java_stack.h"
-#include "late_frame.h"
-#include "stack_table.h"
-#include "leak_table.h"
-#include "methods.h"
-#include "requests.h"
+#include "tracking/tracker.h"
+#include "tracking/backtrace.h"
+#include "base/clock.h"
+#include "tracking/findings.h"
+#include "jvm/java_stack.h"
+#include "tracking/late_frame.h"
+#include "state/stack_table.h"
+#include "state/leak_table.h"
+#include "state/methods.h"
+#include "tracking/requests.h"
 
 jvmtiEnv *pw_tracker_jvmti;
 bool pw_tracker_attached_late;

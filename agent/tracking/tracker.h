@@ -4,7 +4,7 @@
 #ifndef PW_TRACKER_H
 #define PW_TRACKER_H
 
-#include "thread_state.h"
+#include "state/thread_state.h"
 
 /* Set before the JNI table is swapped; read-only afterwards. */
 PW_HIDDEN extern jvmtiEnv *pw_tracker_jvmti;

@@ -12,10 +12,10 @@
  * hit, the remembered array length, the thread's own pin table.
  *
  *   pair_instructions N [bare]     N pairs; bare: the same loop without hooks */
-#include "jni_hooks.h"
-#include "methods.h"
-#include "requests.h"
-#include "thread_state.h"
+#include "intercept/jni_hooks.h"
+#include "state/methods.h"
+#include "tracking/requests.h"
+#include "state/thread_state.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * line; the answer is one of the statuses the endpoint sends; figures
  * (200) only for a request whose line starts "GET /metrics" and names
  * HTTP/1.0 or 1.1. */
-#include "metrics_http.h"
+#include "report/metrics_http.h"
 #include "fuzz_check.h"
 
 #include <string.h>

@@ -3,7 +3,7 @@
  *  - a valid Java name (segments of Java identifier characters, none
  *    starting with a digit, any BMP character) and signature mangle and
  *    demangle back to themselves, in the short and the long form. */
-#include "jni_names.h"
+#include "jvm/jni_names.h"
 #include "fuzz_check.h"
 
 #include <string.h>

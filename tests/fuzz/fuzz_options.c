@@ -1,7 +1,7 @@
 /* pw_options_parse on any option string: never reads or writes out of
  * bounds, accepts only values in each option's documented range, and on
  * refusal leaves one line (no newline, NUL-terminated, within errlen). */
-#include "options.h"
+#include "base/options.h"
 #include "fuzz_check.h"
 
 #include <string.h>

@@ -10,7 +10,7 @@
  *              label values are escaped as the format says; valid UTF-8
  *              whatever went in; the row bound holds and the live pins of
  *              the samples add up to the rows'. */
-#include "report.h"
+#include "report/report.h"
 #include "fuzz_check.h"
 
 #include <inttypes.h>

@@ -2,9 +2,9 @@
  * packed into 20 bytes with their real sites, found and removed again after
  * backward-shift deletions, exact counts from many threads, and a memory
  * figure that matches its load factor. */
-#include "leak_table.h"
-#include "methods.h"
-#include "site_table.h"
+#include "state/leak_table.h"
+#include "state/methods.h"
+#include "state/site_table.h"
 #include "unit_check.h"
 
 #include <pthread.h>

@@ -1,7 +1,7 @@
 /* The option table (agent/base/options.c) as one source: defaults come
  * from its default column, the parser records which rows were given (what
  * a second load refuses by), and help says what stack sampling does. */
-#include "options.h"
+#include "base/options.h"
 #include "unit_check.h"
 
 #include <string.h>

@@ -3,7 +3,7 @@
  * by another thread, visits that remove, growth, tombstones that do not
  * pile up, and exact counts when the owner and another thread release the
  * same pins at once. */
-#include "pin_table.h"
+#include "state/pin_table.h"
 #include "unit_check.h"
 
 #include <pthread.h>
