@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The arm64 Debian 12 tree the aarch64 build and tests use, and the Meson cross file for it:
 #
 #   bash .ci/aarch64-tree.sh ROOT      (ROOT absolute; writes ROOT and ROOT/cross.ini)

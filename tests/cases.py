@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """pinwatch JVM test cases.  One case per invocation:
 
     cases.py CASE --jdk-name jdk17 --jdk-home DIR --agent libpinwatch.so \

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The agent exports exactly the three JVMTI entry points and nothing else
 (hidden visibility must cover everything else, or agent symbols could bind
 to, or be bound by, symbols of the JVM and of other JNI libraries)."""

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """check-format: the agent's C sources are as .clang-format lays them out.
 
     check_format.py SOURCE_ROOT

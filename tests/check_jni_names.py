@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """jni-function-names: agent/jvm/jni_function_names.h must list the slots
 of struct JNINativeInterface_ exactly, in order (reserved0-3 first): the
 jni_in_critical finding names a JNI function by its slot, and the guard

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """check-layers: every agent source uses only the layers its own layer may use.
 
     check_layers.py AGENT_DIR

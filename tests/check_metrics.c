@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The metrics exposition (report_openmetrics.c) and the endpoint's request
  * parser (metrics_http.c) on inputs no JVM produces on demand: label values
  * with quotes, backslashes, newlines, '$', '<init>', non-BMP and broken

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The README's sample output is what the quick start prints.
 
     check_readme_sample.py README.md --run-training examples/run-training --build BUILD --jdk-home JDK17

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The newest Temurin JDK of this machine's architecture under /usr/lib/jvm.
 
     find_temurin.py [JVM_DIR]

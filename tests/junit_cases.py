@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The JUnit 5 extension in a real Maven build: examples/junit's `mvn -B test`
 (Maven Central, Surefire's argLine carrying -agentpath) on one JDK.
 

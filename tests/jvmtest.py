@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Helpers for the pinwatch JVM tests: run a JVM with the agent, read its
 JSON Lines reports, check the report invariants and compare rows.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """pinwatch metrics test cases (metrics=, format=openmetrics).  One case per
 invocation, with the arguments of cases.py:
 

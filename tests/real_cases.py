@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """pinwatch on published JNI libraries that shipped real pin leaks (suite real).
 
     real_cases.py CASE --jdk-name jdk17 --jdk-home DIR --agent libpinwatch.so \

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "base/clock.h"
 #include "base/threads.h"
 #include "base/log.h"

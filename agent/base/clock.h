@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A millisecond clock that costs one load on the hot path.  A small thread
  * of the agent's own (no JVM calls) advances it; pin ages need no more
  * precision than its period. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The few processor-specific instructions the C code needs, for each
  * architecture pinwatch runs on (x86-64, aarch64). */
 #ifndef PW_CPU_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The names of the twelve acquire functions, as reports print them. */
 #include "base/pinwatch.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Writes that finish: write(2) again after a short write or EINTR, so that a
  * report (or a command's output) reaches its file whole. */
 #ifndef PW_IO_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One prefix for every line pinwatch prints on the JVM's stderr, so that a
  * user can grep it out of application output. */
 #ifndef PW_LOG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Large tables (a leak table shard, a thread's pin table that grew) are
  * mapped and unmapped whole.  From malloc they would stay in the process
  * after being replaced by a larger table: glibc raises its mmap threshold

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The agent's option string: comma-separated key=value pairs, as other JVM
  * agents take them.  Parsing never exits: it fills an error line that the
  * entry point prints before refusing to start. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal declarations shared by the agent's files.  Everything here is
  * hidden: the module exports only the three Agent_* entry points. */
 #ifndef PW_PINWATCH_H

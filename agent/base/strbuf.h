@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A growable text buffer for reports: formatted off the hot path, written
  * with one write(2) so that a report is never interleaved with another. */
 #ifndef PW_STRBUF_H

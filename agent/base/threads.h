@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The agent's own threads (the clock, the report thread, the metrics
  * endpoint): detached, named, and blind to every signal. */
 #ifndef PW_THREADS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The agent's options as options of attach and run: every row of the
  * agent's own table (agent/base/options.c) is a --KEY VALUE option here,
  * checked by the agent's own parser, so the command accepts exactly what the

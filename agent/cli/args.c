@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Argument helpers shared by the commands: usage errors, process ids,
  * timeouts, the agent library's path, paths for a JVM elsewhere. */
 #include "commands.h"

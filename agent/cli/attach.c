@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* HotSpot's attach mechanism on Linux, as the JDK's own client speaks it:
  *
  *   1. the JVM listens on the UNIX socket /tmp/.java_pid<pid> once its attach

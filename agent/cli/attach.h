@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Talking to a running HotSpot JVM through its attach mechanism: find the
  * process (and its namespaces and owner), wake the attach listener, and ask
  * it to load an agent library. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pinwatch attach PID [OPTIONS]: load the agent into a running JVM. */
 #include "agent_args.h"
 #include "attach.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pinwatch diff A.jsonl [B.jsonl] | FILE|DIR...: live pins between two reports,
  * or per JVM across many. */
 #include "commands.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pinwatch dump PID: ask the agent in a JVM for a report now, by loading
  * the library it runs from once more (the agent takes that as a command). */
 #include "agent_args.h"

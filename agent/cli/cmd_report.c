@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pinwatch report FILE|DIR... [-o OUT]: one HTML page from the agent's reports,
  * of one JVM or of many. */
 #include "commands.h"

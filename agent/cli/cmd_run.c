@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pinwatch run [OPTIONS] -- JAVA ARGS...: start a JVM with the agent. */
 #include "agent_args.h"
 #include "commands.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The pinwatch commands, one file each (cmd_*.c), and the argument helpers
  * they share (args.c).  main.c dispatches on the first argument. */
 #ifndef PW_CLI_COMMANDS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `pinwatch diff`: live pins per (native method, JNI function) between two reports. */
 #ifndef PW_CLI_DIFF_H
 #define PW_CLI_DIFF_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The agent's JSON Lines reports, read into plain structs.  Fields the agent
  * may not write yet (findings, java_stack, file/line) are optional. */
 #ifndef PW_CLI_DUMPS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reports of many JVMs read together: several files or directories, each
  * file holding the reports of one JVM or of several (a shared file=), told
  * apart by host, pid and start time. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pinwatch: the command line for the pinwatch agent.  main() finds the
  * command; each command's parser, usage text and work are in cmd_NAME.c. */
 #include "commands.h"

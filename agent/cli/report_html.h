@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* `pinwatch report`: one self-contained HTML page from a JSON Lines file. */
 #ifndef PW_CLI_REPORT_HTML_H
 #define PW_CLI_REPORT_HTML_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A pin's stack as one list of frame names, outermost first: the Java stack
  * (when the report has one), the native method, the native frames, and the
  * JNI function that took the pin.  Used by the flame graph and by the

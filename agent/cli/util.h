@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the pinwatch commands: one-line diagnostics, checked
  * allocation, a growable string and small parsers. */
 #ifndef PW_CLI_UTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Entry points: parse the options, get a JVMTI environment, ask for the
  * NativeMethodBind events, and swap the JNI table in as soon as the JVM
  * allows it (VMStart at launch, at once when attached). */

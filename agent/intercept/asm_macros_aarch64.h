@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Register saving, thread-local access and landing pads shared by the
  * aarch64 assembler entries (native_entry_aarch64.S, jni_guard_aarch64.S):
  * they run between a caller and a function whose arguments or results must

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Register saving shared by the assembler entries (native_entry.S,
  * jni_guard.S): they run between a caller and a function whose arguments
  * or results must reach the other side untouched. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Installs the jni_guard.S thunks in the JNI function table: every slot
  * but the reserved ones, the critical functions themselves (nesting them is
  * allowed) and the slots the pin hooks own (they check for themselves). */

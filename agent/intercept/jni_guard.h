@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* jni_in_critical: every JNI function checks whether its caller holds a
  * critical region (one TLS load and a compare on the way through). */
 #ifndef PW_JNI_GUARD_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The JNI guards of jni_guard_x86_64.S for aarch64 (AAPCS64): one thunk
  * per slot of the JNI function table that looks at the thread's critical
  * count and, when it is not zero, reports the call (pw_jni_guard_hit)

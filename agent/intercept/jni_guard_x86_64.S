@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A guard for every JNI function: a thread that holds a critical region
  * (GetPrimitiveArrayCritical or GetStringCritical not yet released) must
  * call no other JNI function.  Each slot of the JNI function table gets a

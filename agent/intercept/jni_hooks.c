@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "intercept/jni_hooks.h"
 #include "base/cpu.h"
 #include "tracking/findings.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The JNI function table swap: the twelve Get/Release pairs go through
  * pinwatch's wrappers, everything else is left as the JVM had it. */
 #ifndef PW_JNI_HOOKS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The JNI functions HotSpot implements through the JNI function table.
  *
  * HotSpot's JNIEnv is the thread's own struct, whose `functions` points at

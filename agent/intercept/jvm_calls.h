@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* JNI functions that HotSpot implements by calling JNI functions itself,
  * through the caller's JNIEnv (jvm_calls.c lists them): for the length of
  * such a call the thread's JNIEnv points at the JVM's own table, so that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "intercept/native_entry.h"
 #include "state/methods.h"
 

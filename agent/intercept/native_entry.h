@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The assembler entries every bound native method goes through
  * (native_entry_<arch>.S) and the JNI guard thunks (jni_guard_<arch>.S).
  * Their frame layout is state/frame_layout.h. */

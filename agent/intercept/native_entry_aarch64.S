@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Entry and exit of every Java native method bound while pinwatch runs,
  * aarch64 (AAPCS64).  The x86-64 twin, native_entry_x86_64.S, says what
  * they are for; this file does the same with the same shadow frames.

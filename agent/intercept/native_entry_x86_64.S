@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Entry and exit of every Java native method bound while pinwatch runs.
  *
  * NativeMethodBind gives each native method a thunk (methods.c) that loads

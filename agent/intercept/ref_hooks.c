@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Which functions are wrapped, and why.
  *
  * Global and weak global references: NewGlobalRef, DeleteGlobalRef,

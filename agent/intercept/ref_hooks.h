@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The JNI reference functions' wrappers (refs=on): global and weak global
  * references, local frames, and every function that returns a new local
  * reference.  With refs=off none is installed: those slots keep the JVM's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The variadic JNI functions pinwatch wraps (NewObject and the three
  * Call...ObjectMethod) passed on to the JVM's variadic function of the same
  * name, not to its va_list variant: -Xcheck:jni names the function a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The variadic wrappers of va_forward.h for aarch64 (AAPCS64).  The
  * caller's return address (x30) is kept in the thread's state while the
  * JVM's variadic function, called in its place, runs with x0-x8 and q0-q7

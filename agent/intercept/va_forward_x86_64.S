@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The variadic wrappers of va_forward.h for x86-64 (SysV).  The caller's
  * return address leaves the stack for the thread's state, so that the
  * JVM's variadic function, called in its place, finds its stack arguments

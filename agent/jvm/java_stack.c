@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "jvm/java_stack.h"
 #include "jvm/jni_names.h"
 #include "jvm/jni_table.h"

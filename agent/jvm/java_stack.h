@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Java frames above a native method (who called evalStep), captured
  * through JVMTI once per site: a stack query costs about a microsecond, so
  * it is never made for an acquisition at a known site. */

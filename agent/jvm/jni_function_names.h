@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The JNI function table in order, slot by slot: JDK 17's
  * JNINativeInterface_ (the oldest JDK pinwatch supports) and the slots later
  * JDKs appended, each JDK's table being a prefix of this list.  Generated

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The names the JVM looks up when it links a native method lazily: the JNI
  * specification's "Java_" + mangled class + "_" + mangled method (short
  * form), followed by "__" + mangled argument types (long form). */

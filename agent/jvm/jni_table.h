@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The JVM's JNI function table: the functions as the JVM had them before
  * pinwatch's wrappers, the name of each slot, and how many slots the
  * running JVM's table has.  JDK 17's jni.h, which the agent is compiled

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Naming code addresses at report time, never on the hot path: symbol and
  * offset, library, and file:line where the library carries DWARF.  libdw
  * (elfutils) does the ELF and DWARF work: it reads .symtab (so static

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "report/java_api.h"
 #include "jvm/jni_table.h"
 #include "base/log.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The natives of the Java API (agent/java/api, class io.pinwatch.Pinwatch):
  * the agent binds them itself when that class is prepared, so the jar
  * carries no native library.  They read the tables as a report's snapshot

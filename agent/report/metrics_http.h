@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The HTTP the metrics endpoint understands: one request, read whole, of
  * which only "GET /metrics" gets the figures.  Pure parsing, no sockets,
  * so it is tested and fuzzed on its own. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* metrics=: the HTTP endpoint Prometheus scrapes, served by a thread of the
  * agent's own (as the Prometheus JMX exporter serves /metrics from inside
  * the JVM).  It is built to be left open on a busy host:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* metrics=[HOST:]PORT: the HTTP endpoint for Prometheus, on a thread of
  * its own. */
 #ifndef PW_METRICS_SERVER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Writing a report: take a snapshot, format it, append it to the report
  * file (or stderr) in one write.  Reports are serialised: a report asked
  * for while another is being written waits for it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* format=collapsed: one line per stack that holds live pins,
  *     java frames;native method;native frames LIVE_BYTES
  * outermost first, the form flame graph tools read (Brendan Gregg's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* format=json: JSON Lines, one report per line.  The field names and
  * meanings are a contract (README.md, "JSON contract"); new fields may be
  * added, none renamed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What reports call a row's function and a reference row's kind. */
 #include "jvm/jni_function_names.h"
 #include "report/snapshot.h"

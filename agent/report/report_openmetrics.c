@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Metrics for Prometheus: the snapshot's figures as an exposition, in one
  * of two dialects of the same text,
  *   OpenMetrics 1.0.0   what the HTTP endpoint sends a scraper that asks for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* format=text: the leak table for people.  Rows that hold pins come first,
  * each with its call sites; balanced rows follow on one line each, so that
  * a report also shows what pinwatch saw working. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "report/report_thread.h"
 #include "base/clock.h"
 #include "base/threads.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The agent's own thread: it serves what application threads ask for
  * (tracking/requests.h: threshold reports, UNRELEASED lines) and writes the
  * interval reports, so that no application thread formats or writes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A report's data, copied out of the live tables in one short pass: the
  * formats then work on this copy and make no JVM calls and take no locks
  * the hot path could wait on. */

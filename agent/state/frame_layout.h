@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The layout of the per-thread shadow stack, shared between the C
  * structures (thread_state.h, methods.h, which check every offset with
  * static_assert) and the assembler entries of the intercept layer that

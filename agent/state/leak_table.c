@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "state/leak_table.h"
 #include "base/memory.h"
 #include "state/site_table.h"

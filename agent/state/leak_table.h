@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pins whose native method returned (or whose thread ended) while they were
  * still live: the leaks.  They leave the thread's table at that moment, so
  * a thread's own table stays small however much it leaks.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "state/methods.h"
 #include "jvm/jni_table.h"
 #include "jvm/jni_names.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Java native methods: one struct pw_method per binding, made when the JVM
  * binds the method (NativeMethodBind) and given an entry thunk of its own,
  * so that the method's invocations can be told apart on the shadow stack. */

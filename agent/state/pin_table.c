@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "state/pin_table.h"
 #include "base/cpu.h"
 #include "base/memory.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A thread's own table of the pins it took that are still live and whose
  * native method invocation is still running ("held").
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Live global and weak global references by handle.
  *
  * A global reference is usually made on one thread and deleted on another

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Sites: (native method, acquire function, call site address), interned
  * once into dense ids, and the counters kept per site.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Native stacks, stored once each however many sites or samples share them,
  * and named by a dense id.  Written only on the slow path (a new site or a
  * sample), read by reports. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Suppressions: pins a library keeps on purpose (held across calls with a
  * global reference) would otherwise read as leaks.  Rules in the spirit of
  * LeakSanitizer's suppression files, one a line:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "state/thread_state.h"
 #include "state/leak_table.h"
 #include "base/log.h"

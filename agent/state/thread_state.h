@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Per-thread state: the shadow stack of Java native methods the thread is
  * inside, its own table of live pins and its own counters.  The hot path
  * touches nothing else, which is what keeps it free of global locks and of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "tracking/backtrace.h"
 #include "base/cpu.h"
 #include "state/frame_layout.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Native frames of an acquisition, captured with libunwind on the thread
  * that made it.  Costly (hundreds of ns), so the tracker asks for a stack
  * only when a site is new or a sample falls due. */

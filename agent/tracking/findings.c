@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "tracking/findings.h"
 #include "state/methods.h"
 #include "state/frame_layout.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* JNI misuse pinwatch sees on its way: each kind counted per (kind, pin
  * site, offending call), for the findings section of every report.
  *   double_release   a pointer released again without being handed out in

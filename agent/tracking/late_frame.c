@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* How an invocation that began without a thunk gets a shadow frame.
  *
  * The JVM calls a native method's function from code it generated (the

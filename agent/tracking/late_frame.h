@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* After a late attach: an invocation of a native method bound before the
  * attach has no thunk, so no shadow frame and no swapped return address.
  * At its first Get pinwatch gives it both, lazily, from the thread's own

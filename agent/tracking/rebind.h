@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* After a late attach: native methods the JVM bound before pinwatch came
  * get no NativeMethodBind event, so no thunk.  Each one whose function can
  * be found by the JNI name the JVM itself links by is bound again, to a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "tracking/refs.h"
 #include "base/clock.h"
 #include "tracking/findings.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What JNI reference functions do to pinwatch's books (refs=on).
  *
  * Global and weak global references outlive the call that made them: they

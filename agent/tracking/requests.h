@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What application threads ask of the report thread (report_thread.c): a
  * report when the live-pin count crosses the threshold, and an UNRELEASED line
  * for a site's first leak.  The counting happens here, on the application

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "tracking/return_slot.h"
 
 #include <sys/prctl.h>

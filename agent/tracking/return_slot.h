@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The per-architecture part of tracking an invocation that began without a
  * thunk (a method bound before a late attach): where a native frame keeps
  * its return address, and whether that word may be replaced by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "tracking/returns.h"
 #include "state/leak_table.h"
 #include "tracking/refs.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The end of a native method's invocation, or of a thread, with pins still
  * held: they are leaks from then on, moved to the leak table and counted
  * as leaked_at_return; a site's first leak asks for an UNRELEASED line. */

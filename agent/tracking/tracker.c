@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "tracking/tracker.h"
 #include "tracking/backtrace.h"
 #include "base/clock.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* What a Get and a Release do to pinwatch's books: find the pin's site,
  * record it in the thread's table and counters, and find it again on
  * release wherever it went (this thread, the leak table, another thread). */

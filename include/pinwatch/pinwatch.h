@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pinwatch: a JVMTI agent that counts JNI pins (Get/Release pairs of array
  * elements, criticals and string characters) per Java native method.
  *

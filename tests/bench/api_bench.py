@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The Java API's costs (README, "In the test run"); prints figures, passes
 or fails nothing.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Instructions per long[4] Get/Release pair through pinwatch's hooks.
 
     python3 tests/bench/count_instructions.py [--ceiling N] build/tests/bench/pair_instructions

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A long[4] GetLongArrayElements/ReleaseLongArrayElements loop through
  * pinwatch's hooks, without a JVM, for counting instructions per pair
  * (count_instructions.py runs it under callgrind).  Unlike the benchmark's

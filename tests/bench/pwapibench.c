@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Java API benchmark's natives (api_bench.py): one function bound to
  * the generated class's many native methods, so that each method is rows
  * of its own, and a long[4] pair loop for the hot path with and without

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Native half of the pinwatch benchmark (tests/bench/run_bench.py).
  *
  * Each pair loop does k Get/Release pairs inside one native call, so the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """pinwatch benchmark: what the agent costs the program it watches.
 
     python3 tests/bench/run_bench.py --build build [--quick] [--jdk jdk17]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Tests of the pinwatch command line.
 
     clitest.py CASE --pinwatch PROG --srcdir DIR --builddir DIR

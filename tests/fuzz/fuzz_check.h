@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared by the fuzz targets: a failed property aborts with a message, so
  * libFuzzer keeps the input as a crash reproducer. */
 #ifndef PW_FUZZ_CHECK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The metrics endpoint's request parser (agent/report/metrics_http.c) fed
  * any bytes: the head end lies inside the input and just past a blank
  * line; the answer is one of the statuses the endpoint sends; figures

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pw_jni_symbol / pw_jni_demangle:
  *  - demangle of any text with output buffers of any size stays in bounds;
  *  - a valid Java name (segments of Java identifier characters, none

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pw_options_parse on any option string: never reads or writes out of
  * bounds, accepts only values in each option's documented range, and on
  * refusal leaves one line (no newline, NUL-terminated, within errlen). */

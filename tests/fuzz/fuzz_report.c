@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The three report writers fed a struct pw_snapshot built from the input
  * (strings, counts, stacks, findings):
  *   json       exactly one line; json-c parses it (strictly, and as UTF-8

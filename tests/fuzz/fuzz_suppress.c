@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pw_suppress_load on any file content, then pw_suppress_match.  The rules
  * are file-static and pw_suppress has no reset, so suppress.c is compiled
  * into this target (not linked from pinwatch_fuzz_sources) and the rules

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Runs one libFuzzer target for a bounded time, as a meson test (suite fuzz).
 
     run_fuzz.py TARGET_EXE SEED_DIR WORK_DIR SECONDS

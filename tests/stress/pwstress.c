@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Native side of the stress, fault, misuse and limits fixtures
  * (tests/stress/pinwatch/stress/ *.java).  Every Get/Release pair family the
  * agent wraps, numbered as enum pw_function in agent/pinwatch.h:

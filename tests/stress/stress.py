@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """pinwatch stress, fault, bad-input, security and limits tests (issue 6).
 
     stress.py CASE --jdk NAME=HOME --agent libpinwatch.so --jar pwstress.jar --lib libpwstress.so

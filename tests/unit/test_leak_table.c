@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The leak table (agent/state/leak_table.c), as the agent built it: pins
  * packed into 20 bytes with their real sites, found and removed again after
  * backward-shift deletions, exact counts from many threads, and a memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The option table (agent/base/options.c) as one source: defaults come
  * from its default column, the parser records which rows were given (what
  * a second load refuses by), and help says what stack sampling does. */

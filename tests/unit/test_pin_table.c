@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The per-thread pin table (agent/state/pin_table.c), as the agent built
  * it: a multiset of pin addresses with owner-only insert and take, removal
  * by another thread, visits that remove, growth, tombstones that do not

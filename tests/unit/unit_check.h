@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A failed check prints where and why and ends the test with status 1. */
 #ifndef PW_UNIT_CHECK_H
 #define PW_UNIT_CHECK_H

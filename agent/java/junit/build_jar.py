@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Builds pinwatch-junit.jar: fetches the JUnit Jupiter API with mvn from
 Maven Central into a local repository beside the build directory (once;
 offline after that), then compiles the extension with the JDK's javac and

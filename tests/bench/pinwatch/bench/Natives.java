@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package pinwatch.bench;
 
 /** The benchmark's JNI methods (pwbench.c); the runner passes the library's path. */

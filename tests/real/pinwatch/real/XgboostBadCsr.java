@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package pinwatch.real;
 
 import ml.dmlc.xgboost4j.java.DMatrix;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package pinwatch.stress;
 
 /** The JNI methods of libpwstress (pwstress.c); families are numbered as

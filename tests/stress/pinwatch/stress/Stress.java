@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package pinwatch.stress;
 
 import java.io.BufferedReader;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /**
  * The Java API of pinwatch, a JVMTI agent that counts JNI pins and
  * references per Java native method: {@link io.pinwatch.Pinwatch} answers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The native side of com.example.Checksum: sumLeaky forgets to release the
  * array it summed; sumFixed is the same code with the release. */
 #include <jni.h>

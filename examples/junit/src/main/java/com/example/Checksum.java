@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 package com.example;
 
 /** Sums of long[] in native code: one leaks its pin, one is fixed. */
