@@ -54,6 +54,9 @@ enum pw_function {
     PW_FN_REF_END = PW_FN_REF_LOCAL + 256
 };
 
+/* What a site tracks: pins, or references of one kind. */
+enum pw_kind { PW_KIND_PIN, PW_KIND_GLOBAL_REF, PW_KIND_WEAK_REF, PW_KIND_LOCAL_REF };
+
 #define PW_FN_IS_REF(fn) ((uint32_t)(fn) >= PW_FN_REF_GLOBAL)
 #define PW_FN_IS_LOCAL_REF(fn) ((uint32_t)(fn) >= PW_FN_REF_LOCAL)
 

@@ -98,4 +98,33 @@ pw_count_read(const uint64_t *counter)
 PW_HIDDEN void pw_thread_counts_add_to(const struct pw_thread_counts *c, struct pw_counts *sums, uint32_t n);
 PW_HIDDEN void pw_thread_counts_free(struct pw_thread_counts *c);
 
+/* Readers of a published site (a report's snapshot): the fields other
+ * threads may still store, loaded as they are stored (C11's atomic loads
+ * take a const object, so no reader casts). */
+static inline uint32_t
+pw_site_stack(const struct pw_site *site, int i)
+{
+    return atomic_load_explicit(&site->stacks[i], memory_order_acquire);
+}
+
+static inline const struct pw_java_stack *
+pw_site_java_stack(const struct pw_site *site)
+{
+    return atomic_load_explicit(&site->java_stack, memory_order_acquire);
+}
+
+/* Local reference sites: the most locals one invocation held when it made
+ * one here, and the invocations that went past local_limit here. */
+static inline uint32_t
+pw_site_ref_peak(const struct pw_site *site)
+{
+    return atomic_load_explicit(&site->ref_peak, memory_order_relaxed);
+}
+
+static inline uint64_t
+pw_site_ref_over(const struct pw_site *site)
+{
+    return atomic_load_explicit(&site->ref_over, memory_order_relaxed);
+}
+
 #endif
