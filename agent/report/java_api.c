@@ -50,12 +50,13 @@ api_sites(JNIEnv *env, jclass cls)
         throw_error(env, "pinwatch: out of memory taking a snapshot");
         return NULL;
     }
-    size_t n = PW_API_HEADER + snap.nsites * PW_API_STRIDE;
+    size_t nsites = snap.nsites + snap.nref_sites;
+    size_t n = PW_API_HEADER + nsites * PW_API_STRIDE;
     jlongArray out = n <= INT32_MAX ? pw_jni.NewLongArray(env, (jsize)n) : NULL;
     jlong *v = out != NULL ? pw_jni.GetPrimitiveArrayCritical(env, out, NULL) : NULL;
     if (v != NULL) {
         v[0] = PW_API_STRIDE;
-        v[1] = (jlong)snap.nsites;
+        v[1] = (jlong)nsites;
         v[2] = (jlong)snap.uptime_ms;
         for (size_t i = 0; i < snap.nsites; i++) {
             const struct pw_snap_site *s = &snap.sites[i];
@@ -68,6 +69,17 @@ api_sites(JNIEnv *env, jclass cls)
             r[5] = (jlong)s->released;
             r[6] = (jlong)s->suppressed;
             r[7] = (jlong)s->leaked_bytes;
+        }
+        /* Reference sites after the pins: made, deleted and live; they
+         * have no bytes and are never leaked or suppressed. */
+        for (size_t i = 0; i < snap.nref_sites; i++) {
+            const struct pw_snap_ref_site *s = &snap.ref_sites[i];
+            jlong *r = v + PW_API_HEADER + (snap.nsites + i) * PW_API_STRIDE;
+            r[0] = s->site;
+            r[1] = (jlong)s->live;
+            r[2] = r[3] = r[6] = r[7] = 0;
+            r[4] = (jlong)s->created;
+            r[5] = (jlong)s->deleted;
         }
         pw_jni.ReleasePrimitiveArrayCritical(env, out, v, 0);
     }
@@ -89,11 +101,12 @@ api_site(JNIEnv *env, jclass cls, jint id)
     if (site->method != NULL && strcmp(pw_method_name(site->method), "<unnamed native method>") == 0 &&
         jvmti != NULL)
         pw_methods_name_all(jvmti);
+    uint8_t kind = pw_snap_site_kind(site);
     const char *text[4] = {
         pw_method_name(site->method),
         pw_method_signature(site->method),
-        pw_snap_function_name(site->fn),
-        PW_FN_IS_REF(site->fn) ? pw_snap_ref_kind(site->fn) : "pin",
+        pw_snap_site_function(site),
+        kind != PW_KIND_PIN ? pw_snap_ref_kind(kind) : "pin",
     };
     jclass string = pw_jni.FindClass(env, "java/lang/String");
     if (string == NULL)

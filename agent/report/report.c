@@ -16,13 +16,14 @@ static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
  * line of a file whatever the agent's thread was about to do. */
 static bool closed;
 
-/* What the previous report said of each row, for the change since then
- * (guarded by report_lock).  Method names are owned by method records,
- * which live as long as the process. */
+/* What the previous report said of each row, pin or reference, for the
+ * change since then (guarded by report_lock).  Method names are owned by
+ * method records, which live as long as the process. */
 struct seen_row {
     const char *method, *signature;
+    uint8_t kind; /* enum pw_kind */
     uint32_t fn;
-    uint64_t live, acquired;
+    uint64_t live, made; /* made: acquired, or created */
 };
 static struct seen_row *seen;
 static size_t nseen;
@@ -30,30 +31,31 @@ static uint64_t seen_uptime_ms;
 static bool seen_any;
 
 static int
-seen_cmp(const char *method, const char *signature, uint32_t fn, const struct seen_row *r)
+seen_cmp(const struct seen_row *x, const struct seen_row *y)
 {
-    int c = strcmp(method, r->method);
+    int c = strcmp(x->method, y->method);
     if (c == 0)
-        c = strcmp(signature, r->signature);
+        c = strcmp(x->signature, y->signature);
     if (c == 0)
-        c = (int)fn - (int)r->fn;
+        c = (int)x->kind - (int)y->kind;
+    if (c == 0)
+        c = (int)x->fn - (int)y->fn;
     return c;
 }
 
 static int
 seen_order(const void *a, const void *b)
 {
-    const struct seen_row *x = a;
-    return seen_cmp(x->method, x->signature, x->fn, b);
+    return seen_cmp(a, b);
 }
 
 static const struct seen_row *
-seen_find(const struct pw_snap_row *row)
+seen_find(const struct seen_row *key)
 {
     size_t lo = 0, hi = nseen;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int c = seen_cmp(row->method, row->signature, row->fn, &seen[mid]);
+        int c = seen_cmp(key, &seen[mid]);
         if (c == 0)
             return &seen[mid];
         if (c < 0)
@@ -64,38 +66,55 @@ seen_find(const struct pw_snap_row *row)
     return NULL;
 }
 
-/* Fills each row's change since the previous report, then remembers this
- * one for the next. */
-static void
-row_deltas(struct pw_snap_row *r, uint64_t since_ms)
+struct delta {
+    int64_t live;
+    uint64_t made;
+    double made_per_s;
+};
+
+/* One row's change since the previous report (key: the row as it is now). */
+static struct delta
+row_delta(const struct seen_row *key, uint64_t since_ms)
 {
-    const struct seen_row *before = seen_find(r);
-    uint64_t live0 = before != NULL ? before->live : 0, acq0 = before != NULL ? before->acquired : 0;
-    r->live_delta = (int64_t)r->live - (int64_t)live0;
-    r->acquired_delta = r->acquired >= acq0 ? r->acquired - acq0 : 0;
-    r->acquired_per_s = since_ms > 0 ? (double)r->acquired_delta * 1000.0 / (double)since_ms : 0.0;
+    const struct seen_row *before = seen_find(key);
+    uint64_t live0 = before != NULL ? before->live : 0, made0 = before != NULL ? before->made : 0;
+    struct delta d = {.live = (int64_t)key->live - (int64_t)live0,
+                      .made = key->made >= made0 ? key->made - made0 : 0};
+    d.made_per_s = since_ms > 0 ? (double)d.made * 1000.0 / (double)since_ms : 0.0;
+    return d;
 }
 
 /* Fills each row's change since the previous report, then remembers this
- * one for the next.  Reference rows have their own fn values, so one list
- * holds both kinds. */
+ * one for the next. */
 static void
 apply_deltas(struct pw_snapshot *snap)
 {
     snap->since_ms = seen_any ? snap->uptime_ms - seen_uptime_ms : 0;
     snap->after_report = seen_any;
-    for (size_t i = 0; i < snap->nrows; i++)
-        row_deltas(&snap->rows[i], snap->since_ms);
-    for (size_t i = 0; i < snap->nrefs; i++)
-        row_deltas(&snap->refs[i], snap->since_ms);
     size_t n = snap->nrows + snap->nrefs;
     struct seen_row *next = malloc((n ? n : 1) * sizeof(*next));
+    for (size_t i = 0; i < snap->nrows; i++) {
+        struct pw_snap_row *r = &snap->rows[i];
+        struct seen_row now = {r->method, r->signature, PW_KIND_PIN, r->fn, r->live, r->acquired};
+        struct delta d = row_delta(&now, snap->since_ms);
+        r->live_delta = d.live;
+        r->acquired_delta = d.made;
+        r->acquired_per_s = d.made_per_s;
+        if (next != NULL)
+            next[i] = now;
+    }
+    for (size_t i = 0; i < snap->nrefs; i++) {
+        struct pw_snap_ref_row *r = &snap->refs[i];
+        struct seen_row now = {r->method, r->signature, r->kind, r->fn, r->live, r->created};
+        struct delta d = row_delta(&now, snap->since_ms);
+        r->live_delta = d.live;
+        r->created_delta = d.made;
+        r->created_per_s = d.made_per_s;
+        if (next != NULL)
+            next[snap->nrows + i] = now;
+    }
     if (next == NULL)
         return; /* the next report's deltas then run from an older one */
-    for (size_t i = 0; i < n; i++) {
-        const struct pw_snap_row *r = i < snap->nrows ? &snap->rows[i] : &snap->refs[i - snap->nrows];
-        next[i] = (struct seen_row){r->method, r->signature, r->fn, r->live, r->acquired};
-    }
     qsort(next, n, sizeof(*next), seen_order);
     free(seen);
     seen = next;

@@ -48,7 +48,7 @@ stack_json(struct pw_strbuf *out, const struct pw_snap_stack *st)
     pw_strbuf_puts(out, "]");
 }
 
-static void java_stack_json(struct pw_strbuf *out, const struct pw_snap_site *s);
+static void java_stack_json(struct pw_strbuf *out, const struct pw_java_stack *js);
 
 static void
 site_json(struct pw_strbuf *out, const struct pw_snap_site *s)
@@ -67,17 +67,17 @@ site_json(struct pw_strbuf *out, const struct pw_snap_site *s)
         }
         pw_strbuf_puts(out, "]");
     }
-    java_stack_json(out, s);
+    java_stack_json(out, s->java_stack);
     pw_strbuf_puts(out, "}");
 }
 
 static void
-java_stack_json(struct pw_strbuf *out, const struct pw_snap_site *s)
+java_stack_json(struct pw_strbuf *out, const struct pw_java_stack *js)
 {
-    if (s->java_stack != NULL) {
+    if (js != NULL) {
         pw_strbuf_puts(out, ",\"java_stack\":[");
-        for (int i = 0; i < s->java_stack->n; i++) {
-            const struct pw_java_frame *f = &s->java_stack->frames[i];
+        for (int i = 0; i < js->n; i++) {
+            const struct pw_java_frame *f = &js->frames[i];
             pw_strbuf_puts(out, i ? ",{\"method\":" : "{\"method\":");
             pw_strbuf_json_string(out, f->method);
             pw_strbuf_puts(out, ",\"signature\":");
@@ -101,16 +101,16 @@ rate_json(struct pw_strbuf *out, double per_s)
 }
 
 static void
-ref_site_json(struct pw_strbuf *out, const struct pw_snap_site *s, bool local)
+ref_site_json(struct pw_strbuf *out, const struct pw_snap_ref_site *s, bool local)
 {
     pw_strbuf_printf(out,
                      "{\"live\":%" PRIu64 ",\"created\":%" PRIu64 ",\"deleted\":%" PRIu64 ",\"freed\":%" PRIu64,
-                     s->live, s->acquired, s->released, s->commits);
+                     s->live, s->created, s->deleted, s->freed);
     if (local)
         pw_strbuf_printf(out, ",\"peak_per_call\":%" PRIu32 ",\"over_limit\":%" PRIu64, s->peak, s->over_limit);
     pw_strbuf_puts(out, ",\"frames\":");
     stack_json(out, &s->stacks[0]);
-    java_stack_json(out, s);
+    java_stack_json(out, s->java_stack);
     pw_strbuf_puts(out, "}");
 }
 
@@ -129,9 +129,9 @@ references_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
                      t->unknown_global_deletes, t->unknown_weak_deletes, t->unknown_local_deletes,
                      t->double_deletes, t->local_limit, t->lost, t->table_bytes, snap->nrefs);
     for (size_t i = 0; i < snap->nrefs; i++) {
-        const struct pw_snap_row *r = &snap->refs[i];
-        bool local = PW_FN_IS_LOCAL_REF(r->fn);
-        pw_strbuf_printf(out, "%s{\"kind\":\"%s\",\"method\":", i ? "," : "", pw_snap_ref_kind(r->fn));
+        const struct pw_snap_ref_row *r = &snap->refs[i];
+        bool local = r->kind == PW_KIND_LOCAL_REF;
+        pw_strbuf_printf(out, "%s{\"kind\":\"%s\",\"method\":", i ? "," : "", pw_snap_ref_kind(r->kind));
         pw_strbuf_json_string(out, r->method);
         pw_strbuf_puts(out, ",\"signature\":");
         pw_strbuf_json_string(out, r->signature);
@@ -139,11 +139,11 @@ references_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
                          ",\"function\":\"%s\",\"created\":%" PRIu64 ",\"deleted\":%" PRIu64 ",\"freed\":%" PRIu64
                          ",\"live\":%" PRIu64 ",\"oldest_age_ms\":%" PRIu64 ",\"live_delta\":%" PRId64
                          ",\"created_delta\":%" PRIu64 ",\"live_per_s\":",
-                         pw_snap_function_name(r->fn), r->acquired, r->released, r->commits, r->live,
-                         r->oldest_age_ms, r->live_delta, r->acquired_delta);
+                         pw_snap_ref_function_name(r->fn), r->created, r->deleted, r->freed, r->live,
+                         r->oldest_age_ms, r->live_delta, r->created_delta);
         rate_json(out, snap->since_ms > 0 ? (double)r->live_delta * 1000.0 / (double)snap->since_ms : 0.0);
         pw_strbuf_puts(out, ",\"created_per_s\":");
-        rate_json(out, r->acquired_per_s);
+        rate_json(out, r->created_per_s);
         if (local)
             pw_strbuf_printf(out, ",\"peak_per_call\":%" PRIu32 ",\"over_limit\":%" PRIu64, r->peak,
                              r->over_limit);
@@ -214,8 +214,8 @@ pw_report_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
         pw_strbuf_json_string(out, f->method);
         pw_strbuf_puts(out, ",\"signature\":");
         pw_strbuf_json_string(out, f->signature);
-        pw_strbuf_printf(out, ",\"function\":\"%s\",\"call\":\"%s\",\"count\":%" PRIu64,
-                         f->has_site ? pw_snap_function_name(f->fn) : "?", f->call_function, f->count);
+        pw_strbuf_printf(out, ",\"function\":\"%s\",\"call\":\"%s\",\"count\":%" PRIu64, f->function,
+                         f->call_function, f->count);
         if (f->max_ms > 0)
             pw_strbuf_printf(out, ",\"max_ms\":%" PRIu64 ",\"p99_ms\":%" PRIu64, f->max_ms, f->p99_ms);
         pw_strbuf_puts(out, ",\"sites\":[");

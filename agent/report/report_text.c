@@ -84,11 +84,11 @@ age(char *buf, size_t len, uint64_t ms)
  * libjvm.so).  The other rows holding references are counted on one line;
  * format=json lists every row. */
 static bool
-jvm_own(const struct pw_snap_row *r)
+jvm_own(const struct pw_snap_ref_row *r)
 {
     bool any = false;
     for (size_t j = 0; j < r->nsites; j++) {
-        const struct pw_snap_site *st = &r->sites[j];
+        const struct pw_snap_ref_site *st = &r->sites[j];
         if (st->live == 0)
             continue;
         if (st->stacks[0].n == 0 || st->stacks[0].frames[0].where.library == NULL ||
@@ -100,7 +100,7 @@ jvm_own(const struct pw_snap_row *r)
 }
 
 static bool
-ref_suspect(const struct pw_snapshot *snap, const struct pw_snap_row *r)
+ref_suspect(const struct pw_snapshot *snap, const struct pw_snap_ref_row *r)
 {
     if (r->over_limit > 0)
         return true;
@@ -124,7 +124,7 @@ references_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
     size_t quiet_rows = 0, jvm_rows = 0;
     uint64_t quiet_live = 0;
     for (size_t i = 0; i < snap->nrefs; i++) {
-        const struct pw_snap_row *r = &snap->refs[i];
+        const struct pw_snap_ref_row *r = &snap->refs[i];
         if (r->live == 0 && r->over_limit == 0)
             continue;
         if (!ref_suspect(snap, r)) {
@@ -143,18 +143,18 @@ references_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
         }
         char oldest[32];
         age(oldest, sizeof(oldest), r->oldest_age_ms);
-        pw_strbuf_printf(out, "    %8" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9s %9" PRIu32, r->live, r->acquired,
-                         r->released, oldest, r->peak);
+        pw_strbuf_printf(out, "    %8" PRIu64 " %9" PRIu64 " %9" PRIu64 " %9s %9" PRIu32, r->live, r->created,
+                         r->deleted, oldest, r->peak);
         if (deltas)
             pw_strbuf_printf(out, " %+8" PRId64, r->live_delta);
-        pw_strbuf_printf(out, "  %-6s  %-25s  %s%s", pw_snap_ref_kind(r->fn), pw_snap_function_name(r->fn),
+        pw_strbuf_printf(out, "  %-6s  %-25s  %s%s", pw_snap_ref_kind(r->kind), pw_snap_ref_function_name(r->fn),
                          r->method, r->signature);
         if (r->over_limit > 0)
             pw_strbuf_printf(out, "  (%" PRIu64 " invocation%s over local_limit)", r->over_limit,
                              r->over_limit == 1 ? "" : "s");
         pw_strbuf_puts(out, "\n");
         for (size_t j = 0; j < r->nsites; j++) {
-            const struct pw_snap_site *st = &r->sites[j];
+            const struct pw_snap_ref_site *st = &r->sites[j];
             if (st->live == 0 && st->over_limit == 0)
                 continue;
             pw_strbuf_printf(out, "    %8" PRIu64 "  at ", st->live);
@@ -254,7 +254,7 @@ pw_report_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
             const struct pw_snap_finding *f = &snap->findings[i];
             pw_strbuf_printf(out, "    %-16s %9" PRIu64 "  %s%s", f->kind, f->count, f->method, f->signature);
             if (f->has_site)
-                pw_strbuf_printf(out, " %s", pw_snap_function_name(f->fn));
+                pw_strbuf_printf(out, " %s", f->function);
             pw_strbuf_printf(out, " -> %s", f->call_function);
             if (f->max_ms > 0)
                 pw_strbuf_printf(out, " (max %" PRIu64 " ms, p99 %" PRIu64 " ms)", f->max_ms, f->p99_ms);

@@ -7,7 +7,6 @@
 #include "state/methods.h"
 #include "state/ref_table.h"
 #include "tracking/refs.h"
-#include "state/frame_layout.h"
 #include "state/stack_table.h"
 #include "state/thread_state.h"
 
@@ -16,106 +15,301 @@
 #include <string.h>
 #include <unistd.h>
 
-PW_HIDDEN extern struct pw_counts pw_retired_counts[PW_MAX_SITES];
-PW_HIDDEN extern uint64_t pw_retired_unmatched, pw_retired_lost;
+bool pw_snapshot_refs;
 
+/* What the locked pass over the tables gathers, per site. */
 struct live_sum {
     uint64_t live, bytes, leaked, leaked_bytes;
     uint32_t oldest_t;
     bool any;
 };
 
-struct pin_pass {
+struct figures {
+    struct pw_thread_pass threads; /* counters per site, and the threads' sums */
     struct live_sum *sums;
     uint32_t nsites;
     uint32_t now;
-    bool leaked;
+    bool leaked;         /* visiting the leak table */
+    uint64_t leak_bytes; /* the leak table's */
 };
+
+static void
+note_live(struct figures *fig, uint32_t site, uint32_t t_ms, uint64_t size)
+{
+    if (site >= fig->nsites)
+        return;
+    struct live_sum *s = &fig->sums[site];
+    /* A record made after this report read the clock is as young as can be. */
+    if ((int32_t)(fig->now - t_ms) < 0)
+        t_ms = fig->now;
+    if (!s->any || fig->now - t_ms > fig->now - s->oldest_t)
+        s->oldest_t = t_ms;
+    s->any = true;
+    s->live++;
+    s->bytes += size;
+    s->leaked += fig->leaked;
+    s->leaked_bytes += fig->leaked ? size : 0;
+}
 
 static bool
 add_pin(uintptr_t key, const struct pw_pin_info *info, void *arg)
 {
     (void)key;
-    struct pin_pass *pass = arg;
-    if (info->site >= pass->nsites)
-        return false;
-    struct live_sum *s = &pass->sums[info->site];
-    /* A pin taken after this report read the clock is as young as can be. */
-    uint32_t t_ms = (int32_t)(pass->now - info->t_ms) < 0 ? pass->now : info->t_ms;
-    if (!s->any || pass->now - t_ms > pass->now - s->oldest_t)
-        s->oldest_t = t_ms;
-    s->any = true;
-    s->live++;
-    s->bytes += info->size;
-    s->leaked += pass->leaked;
-    s->leaked_bytes += pass->leaked ? info->size : 0;
+    note_live(arg, info->site, info->t_ms, info->size);
     return false;
 }
-
-bool pw_snapshot_refs;
 
 static void
 add_ref(uintptr_t handle, const struct pw_ref_info *info, void *arg)
 {
-    struct pw_pin_info pin = {.site = info->site, .t_ms = info->t_ms};
-    add_pin(handle, &pin, arg);
+    (void)handle;
+    note_live(arg, info->site, info->t_ms, 0);
+}
+
+/* Under pw_threads_pass's locks: a pin that moves to the leak table does
+ * so under its thread's table lock, so it is met here or there, once. */
+static void
+add_leaks(void *arg)
+{
+    struct figures *fig = arg;
+    fig->leaked = true;
+    pw_leak_table_visit(add_pin, fig);
+    fig->leaked = false;
+    fig->leak_bytes = pw_leak_table_memory();
+}
+
+static void
+figures_free(struct figures *fig)
+{
+    free(fig->threads.counts);
+    free(fig->sums);
+}
+
+/* Every figure a report needs, per site, in one pass over the tables. */
+static bool
+collect_figures(struct figures *fig, bool refs)
+{
+    uint32_t nsites = pw_site_count();
+    *fig = (struct figures){
+        .threads = {.counts = calloc(nsites, sizeof(struct pw_counts)), .nsites = nsites},
+        .sums = calloc(nsites, sizeof(struct live_sum)),
+        .nsites = nsites,
+        .now = (uint32_t)pw_clock_ms(),
+    };
+    if (fig->threads.counts == NULL || fig->sums == NULL) {
+        figures_free(fig);
+        return false;
+    }
+    pw_threads_pass(&fig->threads, add_pin, add_ref, add_leaks, fig);
+    if (refs)
+        pw_ref_table_visit(add_ref, fig);
+    return true;
+}
+
+/* A site that made, ended or holds anything gets a snapshot row. */
+static bool
+site_active(const struct figures *fig, uint32_t i)
+{
+    const struct pw_counts *c = &fig->threads.counts[i];
+    return c->acquired > 0 || c->released > 0 || fig->sums[i].live > 0;
+}
+
+static uint64_t
+oldest_age_ms(const struct figures *fig, uint32_t i)
+{
+    return fig->sums[i].any ? (uint32_t)(fig->now - fig->sums[i].oldest_t) : 0;
+}
+
+/* Counts the active sites of one kind (pins, or any reference) and gives
+ * the snapshot room for as many sites and rows. */
+static size_t
+count_active(const struct figures *fig, bool refs)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; i < fig->nsites; i++)
+        n += site_active(fig, i) && (pw_snap_site_kind(pw_site_get(i)) != PW_KIND_PIN) == refs;
+    return n;
+}
+
+static bool
+build_pin_sites(struct pw_snapshot *snap, const struct figures *fig)
+{
+    size_t n = count_active(fig, false);
+    snap->sites = calloc(n ? n : 1, sizeof(*snap->sites));
+    snap->rows = calloc(n ? n : 1, sizeof(*snap->rows));
+    if (snap->sites == NULL || snap->rows == NULL)
+        return false;
+    struct pw_snap_totals *t = &snap->totals;
+    for (uint32_t i = 0; i < fig->nsites; i++) {
+        const struct pw_site *site = pw_site_get(i);
+        if (!site_active(fig, i) || pw_snap_site_kind(site) != PW_KIND_PIN)
+            continue;
+        const struct pw_counts *c = &fig->threads.counts[i];
+        const struct live_sum *sum = &fig->sums[i];
+        struct pw_snap_site *s = &snap->sites[snap->nsites++];
+        *s = (struct pw_snap_site){
+            .site = i,
+            .ret = (uintptr_t)site->ret,
+            .acquired = c->acquired,
+            .released = c->released,
+            .commits = c->commits,
+            .live = sum->live,
+            .live_bytes = sum->bytes,
+            .leaked = sum->leaked,
+            .carried = c->carried,
+            .leaked_bytes = sum->leaked_bytes,
+            .suppressed = site->suppressed ? sum->live : 0,
+            .oldest_age_ms = oldest_age_ms(fig, i),
+        };
+        t->acquired += s->acquired;
+        t->released += s->released;
+        t->commits += s->commits;
+        t->live += s->live;
+        t->live_bytes += s->live_bytes;
+        t->leaked += s->leaked;
+        t->carried += s->carried;
+        t->suppressed += s->suppressed;
+        t->leaked_unsuppressed += s->suppressed == 0 ? s->leaked : 0;
+    }
+    return true;
+}
+
+static void
+add_ref_totals(struct pw_snap_ref_totals *rt, uint8_t kind, const struct pw_snap_ref_site *s)
+{
+    rt->created += s->created;
+    rt->deleted += s->deleted;
+    rt->freed += s->freed;
+    rt->live += s->live;
+    rt->local_limit += s->over_limit;
+    if (kind == PW_KIND_GLOBAL_REF)
+        rt->live_global += s->live;
+    else if (kind == PW_KIND_WEAK_REF)
+        rt->live_weak += s->live;
+    else
+        rt->live_local += s->live;
+}
+
+static bool
+build_ref_sites(struct pw_snapshot *snap, const struct figures *fig)
+{
+    size_t n = count_active(fig, true);
+    snap->ref_sites = calloc(n ? n : 1, sizeof(*snap->ref_sites));
+    snap->refs = calloc(n ? n : 1, sizeof(*snap->refs));
+    if (snap->ref_sites == NULL || snap->refs == NULL)
+        return false;
+    for (uint32_t i = 0; i < fig->nsites; i++) {
+        const struct pw_site *site = pw_site_get(i);
+        uint8_t kind = pw_snap_site_kind(site);
+        if (!site_active(fig, i) || kind == PW_KIND_PIN)
+            continue;
+        const struct pw_counts *c = &fig->threads.counts[i];
+        struct pw_snap_ref_site *s = &snap->ref_sites[snap->nref_sites++];
+        *s = (struct pw_snap_ref_site){
+            .site = i,
+            .ret = (uintptr_t)site->ret,
+            .created = c->acquired,
+            .deleted = c->released,
+            .freed = c->freed,
+            .live = fig->sums[i].live,
+            .oldest_age_ms = oldest_age_ms(fig, i),
+            .peak = pw_site_ref_peak(site),
+            .over_limit = pw_site_ref_over(site),
+        };
+        add_ref_totals(&snap->ref_totals, kind, s);
+    }
+    return true;
+}
+
+/* Rows are (method, signature, function): sites sorted by that key, then
+ * within a row pins by the most live bytes, references by the most made. */
+static int
+by_method(const struct pw_site *x, const struct pw_site *y)
+{
+    int c = strcmp(pw_method_name(x->method), pw_method_name(y->method));
+    if (c == 0)
+        c = strcmp(pw_method_signature(x->method), pw_method_signature(y->method));
+    if (c == 0)
+        c = (int)pw_snap_site_kind(x) - (int)pw_snap_site_kind(y);
+    return c != 0 ? c : (int)x->fn - (int)y->fn;
 }
 
 static int
-by_row_key(const void *a, const void *b)
+descending(uint64_t x, uint64_t y)
+{
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static int
+by_pin_site(const void *a, const void *b)
 {
     const struct pw_snap_site *x = a, *y = b;
-    const struct pw_site *sx = pw_site_get(x->site), *sy = pw_site_get(y->site);
-    int c = strcmp(pw_method_name(sx->method), pw_method_name(sy->method));
+    int c = by_method(pw_site_get(x->site), pw_site_get(y->site));
     if (c == 0)
-        c = strcmp(pw_method_signature(sx->method), pw_method_signature(sy->method));
+        c = descending(x->live_bytes, y->live_bytes);
+    return c != 0 ? c : descending(x->acquired, y->acquired);
+}
+
+static int
+by_ref_site(const void *a, const void *b)
+{
+    const struct pw_snap_ref_site *x = a, *y = b;
+    int c = by_method(pw_site_get(x->site), pw_site_get(y->site));
+    return c != 0 ? c : descending(x->created, y->created);
+}
+
+/* Pins: the most live bytes first, then the most live, the most taken. */
+static int
+by_live_bytes(const void *a, const void *b)
+{
+    const struct pw_snap_row *x = a, *y = b;
+    int c = descending(x->live_bytes, y->live_bytes);
     if (c == 0)
-        c = (int)sx->fn - (int)sy->fn;
+        c = descending(x->live, y->live);
     if (c == 0)
-        c = x->live_bytes < y->live_bytes ? 1 : x->live_bytes > y->live_bytes ? -1 : 0;
+        c = descending(x->acquired, y->acquired);
     if (c == 0)
-        c = x->acquired < y->acquired ? 1 : x->acquired > y->acquired ? -1 : 0;
-    return c;
+        c = strcmp(x->method, y->method);
+    return c != 0 ? c : (int)x->fn - (int)y->fn;
 }
 
 /* References: the most live first, then the most made. */
 static int
 by_live(const void *a, const void *b)
 {
-    const struct pw_snap_row *x = a, *y = b;
-    if (x->live != y->live)
-        return x->live < y->live ? 1 : -1;
-    if (x->acquired != y->acquired)
-        return x->acquired < y->acquired ? 1 : -1;
-    int c = strcmp(x->method, y->method);
+    const struct pw_snap_ref_row *x = a, *y = b;
+    int c = descending(x->live, y->live);
+    if (c == 0)
+        c = descending(x->created, y->created);
+    if (c == 0)
+        c = strcmp(x->method, y->method);
     return c != 0 ? c : (int)x->fn - (int)y->fn;
 }
 
-/* Pins: the most live bytes first, then as references. */
-static int
-by_live_bytes(const void *a, const void *b)
+/* Whether site starts a new row after last (NULL: the first). */
+static bool
+new_row(const char *last_method, const char *last_signature, uint32_t last_fn, uint8_t last_kind,
+        const struct pw_site *site)
 {
-    const struct pw_snap_row *x = a, *y = b;
-    if (x->live_bytes != y->live_bytes)
-        return x->live_bytes < y->live_bytes ? 1 : -1;
-    return by_live(a, b);
+    return last_method == NULL || last_fn != site->fn || last_kind != pw_snap_site_kind(site) ||
+           strcmp(last_method, pw_method_name(site->method)) != 0 ||
+           strcmp(last_signature, pw_method_signature(site->method)) != 0;
 }
 
-static size_t
-group_rows(struct pw_snap_site *sites, size_t nsites, struct pw_snap_row *rows,
-           int (*order)(const void *, const void *))
+static void
+group_pin_rows(struct pw_snapshot *snap)
 {
-    qsort(sites, nsites, sizeof(*sites), by_row_key);
-    size_t nrows = 0;
-    for (size_t i = 0; i < nsites; i++) {
-        struct pw_snap_site *s = &sites[i];
+    qsort(snap->sites, snap->nsites, sizeof(*snap->sites), by_pin_site);
+    struct pw_snap_row *row = NULL;
+    for (size_t i = 0; i < snap->nsites; i++) {
+        struct pw_snap_site *s = &snap->sites[i];
         const struct pw_site *site = pw_site_get(s->site);
-        struct pw_snap_row *row = nrows > 0 ? &rows[nrows - 1] : NULL;
-        const char *name = pw_method_name(site->method), *sig = pw_method_signature(site->method);
-        if (row == NULL || row->fn != site->fn || strcmp(row->method, name) != 0 ||
-            strcmp(row->signature, sig) != 0) {
-            row = &rows[nrows++];
-            *row = (struct pw_snap_row){.method = name, .signature = sig, .fn = site->fn, .sites = s};
+        if (row == NULL || new_row(row->method, row->signature, row->fn, PW_KIND_PIN, site)) {
+            row = &snap->rows[snap->nrows++];
+            *row = (struct pw_snap_row){.method = pw_method_name(site->method),
+                                        .signature = pw_method_signature(site->method),
+                                        .fn = site->fn,
+                                        .sites = s};
         }
         row->nsites++;
         row->acquired += s->acquired;
@@ -128,19 +322,48 @@ group_rows(struct pw_snap_site *sites, size_t nsites, struct pw_snap_row *rows,
         row->suppressed += s->suppressed;
         if (s->live > 0 && s->oldest_age_ms > row->oldest_age_ms)
             row->oldest_age_ms = s->oldest_age_ms;
+    }
+    qsort(snap->rows, snap->nrows, sizeof(*snap->rows), by_live_bytes);
+}
+
+static void
+group_ref_rows(struct pw_snapshot *snap)
+{
+    qsort(snap->ref_sites, snap->nref_sites, sizeof(*snap->ref_sites), by_ref_site);
+    struct pw_snap_ref_row *row = NULL;
+    for (size_t i = 0; i < snap->nref_sites; i++) {
+        struct pw_snap_ref_site *s = &snap->ref_sites[i];
+        const struct pw_site *site = pw_site_get(s->site);
+        if (row == NULL || new_row(row->method, row->signature, row->fn, row->kind, site)) {
+            row = &snap->refs[snap->nrefs++];
+            *row = (struct pw_snap_ref_row){.method = pw_method_name(site->method),
+                                            .signature = pw_method_signature(site->method),
+                                            .kind = pw_snap_site_kind(site),
+                                            .fn = site->fn,
+                                            .sites = s};
+        }
+        row->nsites++;
+        row->created += s->created;
+        row->deleted += s->deleted;
+        row->freed += s->freed;
+        row->live += s->live;
+        if (s->live > 0 && s->oldest_age_ms > row->oldest_age_ms)
+            row->oldest_age_ms = s->oldest_age_ms;
         if (s->peak > row->peak)
             row->peak = s->peak;
         row->over_limit += s->over_limit;
     }
-    qsort(rows, nrows, sizeof(*rows), order);
-    return nrows;
+    qsort(snap->refs, snap->nrefs, sizeof(*snap->refs), by_live);
 }
 
 #define INLINE_MAX 8
 
-/* One stack's frames, inlined functions spelled out. */
+/* One stack's frames, inlined functions spelled out.  A frame is a tail
+ * call when the call returned straight to the exit stub, or when tail says
+ * the first already is (a finding's call, recorded as the function's start
+ * + 1). */
 static void
-symbolise_stack(struct pw_snapshot *snap, const struct pw_method *m, const uintptr_t *ips, int n,
+symbolise_stack(struct pw_snapshot *snap, const struct pw_method *m, const uintptr_t *ips, int n, bool tail,
                 struct pw_snap_stack *out)
 {
     out->frames = calloc((size_t)n * INLINE_MAX, sizeof(*out->frames));
@@ -148,8 +371,9 @@ symbolise_stack(struct pw_snapshot *snap, const struct pw_method *m, const uintp
     if (out->frames == NULL)
         return;
     for (int i = 0; i < n; i++) {
-        bool tail;
-        uintptr_t ip = pw_method_caller(m, ips[i], &tail);
+        bool at_exit;
+        uintptr_t ip = pw_method_caller(m, ips[i], &at_exit);
+        bool tail_call = at_exit || (tail && i == 0);
         if (ip == 0)
             continue;
         struct pw_location where[INLINE_MAX];
@@ -157,8 +381,10 @@ symbolise_stack(struct pw_snapshot *snap, const struct pw_method *m, const uintp
         int k = pw_symbols_expand(snap->symbols, ip, where, inlined, INLINE_MAX);
         for (int j = 0; j < k; j++) {
             struct pw_snap_frame *f = &out->frames[out->n++];
-            *f = (struct pw_snap_frame){.address = tail ? ip - 1 : ip, .where = where[j], .inlined = inlined[j]};
-            if (tail && !inlined[j]) {
+            *f = (struct pw_snap_frame){.address = tail_call ? ip - 1 : ip,
+                                        .where = where[j],
+                                        .inlined = inlined[j]};
+            if (tail_call && !inlined[j]) {
                 f->tail_call = true;
                 f->where.offset = 0;
             }
@@ -198,21 +424,59 @@ dl_frame(uintptr_t ret, struct pw_snap_stack *out)
     }
 }
 
+/* Every stack the site has, or its call site alone; returns how many. */
+static int
+symbolise_site(struct pw_snapshot *snap, const struct pw_site *site, struct pw_snap_stack *stacks)
+{
+    int n = 0;
+    for (int i = 0; i < PW_SITE_STACKS; i++) {
+        int depth = 0;
+        const uintptr_t *ips = pw_stack_get(pw_site_stack(site, i), &depth);
+        if (depth == 0)
+            break;
+        symbolise_stack(snap, site->method, ips, depth, false, &stacks[n++]);
+    }
+    if (n == 0) {
+        uintptr_t ret = (uintptr_t)site->ret;
+        symbolise_stack(snap, site->method, &ret, 1, false, &stacks[n++]);
+    }
+    return n;
+}
+
+/* Every native method that makes a local has a reference site: the JDK's
+ * own make dozens, and the JVM and its launcher make references through
+ * JNI too.  Whole stacks only where references are live or a call went
+ * past local_limit, and never for the JVM's own call sites, whose stacks
+ * run through libjvm and libc to the thread's start (symbolising those
+ * read libc's debug information every report, measured at seconds under
+ * load); the rest are named by their call site. */
 static void
-symbolise_site(struct pw_snapshot *snap, struct pw_snap_site *s)
+symbolise_ref_site(struct pw_snapshot *snap, struct pw_snap_ref_site *s)
 {
     const struct pw_site *site = pw_site_get(s->site);
-    s->java_stack = atomic_load_explicit(&((struct pw_site *)site)->java_stack, memory_order_acquire);
-    for (int i = 0; i < PW_SITE_STACKS; i++) {
-        int n = 0;
-        uint32_t id = atomic_load_explicit(&((struct pw_site *)site)->stacks[i], memory_order_acquire);
-        const uintptr_t *ips = pw_stack_get(id, &n);
-        if (n == 0)
-            break;
-        symbolise_stack(snap, site->method, ips, n, &s->stacks[s->nstacks++]);
+    if (jvm_own_code(s->ret)) {
+        s->java_stack = pw_site_java_stack(site);
+        dl_frame(s->ret, &s->stacks[s->nstacks++]);
+    } else if (s->live > 0 || s->over_limit > 0) {
+        s->java_stack = pw_site_java_stack(site);
+        s->nstacks = symbolise_site(snap, site, s->stacks);
+    } else {
+        symbolise_stack(snap, site->method, &s->ret, 1, false, &s->stacks[s->nstacks++]);
     }
-    if (s->nstacks == 0)
-        symbolise_stack(snap, site->method, &s->ret, 1, &s->stacks[s->nstacks++]);
+}
+
+static void
+symbolise_all(struct pw_snapshot *snap)
+{
+    snap->symbols = pw_symbols_open();
+    for (size_t i = 0; i < snap->nsites; i++) {
+        struct pw_snap_site *s = &snap->sites[i];
+        const struct pw_site *site = pw_site_get(s->site);
+        s->java_stack = pw_site_java_stack(site);
+        s->nstacks = symbolise_site(snap, site, s->stacks);
+    }
+    for (size_t i = 0; i < snap->nref_sites; i++)
+        symbolise_ref_site(snap, &snap->ref_sites[i]);
 }
 
 static const char *
@@ -227,6 +491,70 @@ release_name(uint32_t fn)
     return fn < PW_FN_COUNT ? names[fn] : "?";
 }
 
+/* long_critical: the over-limit holds, longest and p99 of the site's. */
+static void
+long_critical(const struct pw_snapshot *snap, uint32_t site, struct pw_snap_finding *f)
+{
+    uint64_t released = 0;
+    for (size_t j = 0; j < snap->nsites; j++)
+        if (snap->sites[j].site == site)
+            released = snap->sites[j].released;
+    struct pw_long_critical lc;
+    if (pw_findings_long_critical(site, released, &lc)) {
+        f->count = lc.over;
+        f->max_ms = lc.max_ms;
+        f->p99_ms = lc.p99_ms;
+    }
+}
+
+/* The offending call's function, and its figures for long_critical. */
+static void
+finding_call(struct pw_snapshot *snap, const struct pw_finding_row *r, const struct pw_site *site,
+             struct pw_snap_finding *f)
+{
+    switch (r->kind) {
+    case PW_FINDING_JNI_IN_CRITICAL:
+    case PW_FINDING_DOUBLE_DELETE:
+    case PW_FINDING_LOCAL_LIMIT:
+        f->call_function = pw_jni_slot_name(r->detail);
+        if (r->kind != PW_FINDING_JNI_IN_CRITICAL)
+            snap->totals.ref_findings += r->count;
+        break;
+    case PW_FINDING_LONG_CRITICAL:
+        f->call_function = site != NULL ? release_name(site->fn) : "?";
+        long_critical(snap, r->site, f);
+        break;
+    default: f->call_function = release_name(r->detail); break;
+    }
+}
+
+static void
+add_finding(struct pw_snapshot *snap, const struct pw_finding_row *r, bool symbolise)
+{
+    const struct pw_site *site = r->site != 0 && r->site < pw_site_count() ? pw_site_get(r->site) : NULL;
+    struct pw_snap_finding *f = &snap->findings[snap->nfindings++];
+    *f = (struct pw_snap_finding){
+        .kind = pw_finding_kind_name(r->kind),
+        .method = site != NULL ? pw_method_name(site->method) : "<unknown>",
+        .signature = site != NULL ? pw_method_signature(site->method) : "",
+        .function = site != NULL ? pw_snap_site_function(site) : "?",
+        .count = r->count,
+        .has_site = site != NULL,
+    };
+    finding_call(snap, r, site, f);
+    if (site != NULL && symbolise) {
+        int depth = 0;
+        const uintptr_t *ips = pw_stack_get(pw_site_stack(site, 0), &depth);
+        uintptr_t ret = (uintptr_t)site->ret;
+        symbolise_stack(snap, site->method, depth > 0 ? ips : &ret, depth > 0 ? depth : 1, false, &f->acquire);
+    }
+    if (r->call != 0 && symbolise)
+        symbolise_stack(snap, NULL, &r->call, 1, r->tail_call, &f->call);
+    snap->totals.findings += f->count;
+    if ((unsigned)r->kind < PW_FINDING_KINDS)
+        snap->kinds[r->kind].count += f->count;
+}
+
 /* Findings are few: each is symbolised in full (both sites), unless the
  * snapshot is of figures only. */
 static void
@@ -235,80 +563,46 @@ take_findings(struct pw_snapshot *snap, bool symbolise)
     for (int k = 0; k < PW_FINDING_KINDS; k++)
         snap->kinds[k] = (struct pw_snap_kind){.kind = pw_finding_kind_name((enum pw_finding_kind)k)};
     snap->nkinds = PW_FINDING_KINDS;
+    snap->totals.double_releases = pw_findings_double_releases();
     size_t n = 0;
     struct pw_finding_row *rows = pw_findings_copy(&n);
-    snap->totals.double_releases = pw_findings_double_releases();
-    if (rows == NULL || n == 0) {
-        free(rows);
-        return;
-    }
-    snap->findings = calloc(n, sizeof(*snap->findings));
-    if (snap->findings == NULL) {
-        free(rows);
-        return;
-    }
-    uint32_t nsites = pw_site_count();
-    for (size_t i = 0; i < n; i++) {
-        const struct pw_finding_row *r = &rows[i];
-        struct pw_snap_finding *f = &snap->findings[snap->nfindings];
-        const struct pw_site *site = r->site != 0 && r->site < nsites ? pw_site_get(r->site) : NULL;
-        *f = (struct pw_snap_finding){
-            .kind = pw_finding_kind_name(r->kind),
-            .method = site != NULL ? pw_method_name(site->method) : "<unknown>",
-            .signature = site != NULL ? pw_method_signature(site->method) : "",
-            .fn = site != NULL ? site->fn : PW_FN_COUNT,
-            .count = r->count,
-            .has_site = site != NULL,
-        };
-        uint32_t detail = r->detail & ~PW_FINDING_TAIL;
-        switch (r->kind) {
-        case PW_FINDING_JNI_IN_CRITICAL:
-        case PW_FINDING_DOUBLE_DELETE:
-        case PW_FINDING_LOCAL_LIMIT:
-            f->call_function = pw_jni_slot_name(detail);
-            if (r->kind != PW_FINDING_JNI_IN_CRITICAL)
-                snap->totals.ref_findings += r->count;
-            break;
-        case PW_FINDING_LONG_CRITICAL: {
-            f->call_function = site != NULL ? release_name(site->fn) : "?";
-            uint64_t released = 0;
-            for (size_t j = 0; j < snap->nsites; j++)
-                if (snap->sites[j].site == r->site)
-                    released = snap->sites[j].released;
-            struct pw_long_critical lc;
-            if (pw_findings_long_critical(r->site, released, &lc)) {
-                f->count = lc.over;
-                f->max_ms = lc.max_ms;
-                f->p99_ms = lc.p99_ms;
-            }
-            break;
-        }
-        default: f->call_function = release_name(detail); break;
-        }
-        if (site != NULL && symbolise) {
-            uint32_t id = atomic_load_explicit(&((struct pw_site *)site)->stacks[0], memory_order_acquire);
-            int depth = 0;
-            const uintptr_t *ips = pw_stack_get(id, &depth);
-            uintptr_t ret = (uintptr_t)site->ret;
-            symbolise_stack(snap, site->method, depth > 0 ? ips : &ret, depth > 0 ? depth : 1, &f->acquire);
-        }
-        if (r->call != 0 && symbolise)
-            symbolise_stack(snap, NULL, &r->call, 1, &f->call);
-        if ((r->detail & PW_FINDING_TAIL) != 0) {
-            for (int k = 0; k < f->call.n; k++) {
-                f->call.frames[k].address = r->call - 1;
-                if (!f->call.frames[k].inlined) {
-                    f->call.frames[k].tail_call = true;
-                    f->call.frames[k].where.offset = 0;
-                }
-            }
-        }
-        snap->totals.findings += f->count;
-        snap->nfindings++;
-        if ((unsigned)r->kind < PW_FINDING_KINDS)
-            snap->kinds[r->kind].count += f->count;
-    }
+    if (rows != NULL && n > 0)
+        snap->findings = calloc(n, sizeof(*snap->findings));
+    for (size_t i = 0; snap->findings != NULL && i < n; i++)
+        add_finding(snap, &rows[i], symbolise);
     free(rows);
+}
+
+/* Distinct methods among the rows that still hold pins. */
+static uint64_t
+methods_holding_pins(const struct pw_snapshot *snap)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < snap->nrows; i++) {
+        if (snap->rows[i].live == 0)
+            continue;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = snap->rows[j].live > 0 && strcmp(snap->rows[j].method, snap->rows[i].method) == 0 &&
+                   strcmp(snap->rows[j].signature, snap->rows[i].signature) == 0;
+        n += !seen;
+    }
+    return n;
+}
+
+/* The references' figures kept outside the sites. */
+static void
+ref_figures(struct pw_snapshot *snap)
+{
+    snap->refs_on = pw_snapshot_refs;
+    snap->totals.ref_live = snap->ref_totals.live;
+    struct pw_refs_counts rc;
+    pw_refs_counts_read(&rc);
+    snap->ref_totals.unknown_global_deletes = rc.unknown_global_deletes;
+    snap->ref_totals.unknown_weak_deletes = rc.unknown_weak_deletes;
+    snap->ref_totals.unknown_local_deletes = rc.unknown_local_deletes;
+    snap->ref_totals.double_deletes = rc.double_deletes;
+    snap->ref_totals.lost = rc.lost;
 }
 
 enum depth {
@@ -329,181 +623,28 @@ take(struct pw_snapshot *snap, const char *reason, enum depth depth)
         snap->host[0] = '\0';
     snap->host[sizeof(snap->host) - 1] = '\0';
 
-    uint32_t nsites = pw_site_count();
-    struct pw_counts *counts = calloc(nsites, sizeof(*counts));
-    struct live_sum *sums = calloc(nsites, sizeof(*sums));
-    if (counts == NULL || sums == NULL) {
-        free(counts);
-        free(sums);
+    struct figures fig;
+    if (!collect_figures(&fig, pw_snapshot_refs))
         return false;
-    }
-    struct pin_pass pass = {.sums = sums, .nsites = nsites, .now = (uint32_t)pw_clock_ms()};
-
-    /* Pins move from a thread's table to the leak table only under that
-     * table's lock, and threads cannot start or end while the registry is
-     * read: with every table locked each pin is met exactly once.  The
-     * owners' Get and Release never take their lock, so they run on. */
-    pw_threads_read_lock();
-    memcpy(counts, pw_retired_counts, nsites * sizeof(*counts));
-    snap->totals.unmatched_releases = pw_retired_unmatched;
-    snap->totals.lost = pw_retired_lost;
-    for (struct pw_thread *t = pw_threads_first(); t != NULL; t = t->next)
-        pw_pin_table_lock(&t->pins);
-    for (struct pw_thread *t = pw_threads_first(); t != NULL; t = t->next) {
-        pw_thread_counts_add_to(&t->counts, counts, nsites);
-        snap->totals.table_bytes += pw_pin_table_memory(&t->pins) + sizeof(*t);
-        snap->totals.unmatched_releases += pw_count_read(&t->counts.unmatched_releases);
-        snap->totals.lost += pw_count_read(&t->counts.lost);
-        pw_pin_table_visit(&t->pins, add_pin, &pass);
-        if (t->locals.slots != NULL) {
-            pw_pin_table_lock(&t->locals);
-            pw_pin_table_visit(&t->locals, add_pin, &pass);
-            snap->ref_totals.table_bytes += pw_pin_table_memory(&t->locals);
-            pw_pin_table_unlock(&t->locals);
-        }
-    }
-    pass.leaked = true;
-    pw_leak_table_visit(add_pin, &pass);
-    snap->totals.table_bytes += pw_leak_table_memory();
-    for (struct pw_thread *t = pw_threads_first(); t != NULL; t = t->next)
-        pw_pin_table_unlock(&t->pins);
-    pw_threads_read_unlock();
-    pass.leaked = false;
-    if (pw_snapshot_refs) {
-        pw_ref_table_visit(add_ref, &pass);
-        snap->ref_totals.table_bytes += pw_ref_table_memory();
-    }
-
-    size_t active = 0;
-    for (uint32_t i = 0; i < nsites; i++)
-        active += counts[i].acquired > 0 || sums[i].live > 0 || counts[i].released > 0;
-    snap->sites = calloc(active ? active : 1, sizeof(*snap->sites));
-    snap->rows = calloc(active ? active : 1, sizeof(*snap->rows));
-    snap->refs = calloc(active ? active : 1, sizeof(*snap->refs));
-    if (snap->sites == NULL || snap->rows == NULL || snap->refs == NULL) {
-        free(counts);
-        free(sums);
+    snap->totals.unmatched_releases = fig.threads.unmatched;
+    snap->totals.lost = fig.threads.lost;
+    snap->totals.table_bytes = fig.threads.table_bytes + fig.leak_bytes;
+    snap->ref_totals.table_bytes = fig.threads.local_table_bytes + (pw_snapshot_refs ? pw_ref_table_memory() : 0);
+    bool built = build_pin_sites(snap, &fig) && build_ref_sites(snap, &fig);
+    figures_free(&fig);
+    if (!built) {
         pw_snapshot_free(snap);
         return false;
     }
-    /* Pin sites first, reference sites after them. */
-    size_t npins = 0;
-    for (uint32_t i = 0; i < nsites; i++)
-        npins += !PW_FN_IS_REF(pw_site_get(i)->fn) &&
-                 (counts[i].acquired > 0 || sums[i].live > 0 || counts[i].released > 0);
-    size_t next_pin = 0, next_ref = npins;
-    for (uint32_t i = 0; i < nsites; i++) {
-        if (!(counts[i].acquired > 0 || sums[i].live > 0 || counts[i].released > 0))
-            continue;
-        const struct pw_site *site = pw_site_get(i);
-        if (PW_FN_IS_REF(site->fn)) {
-            struct pw_snap_site *s = &snap->sites[next_ref++];
-            *s = (struct pw_snap_site){
-                .site = i,
-                .ret = (uintptr_t)site->ret,
-                .acquired = counts[i].acquired,
-                .released = counts[i].released,
-                .commits = counts[i].freed,
-                .live = sums[i].live,
-                .oldest_age_ms = sums[i].any ? (uint32_t)(pass.now - sums[i].oldest_t) : 0,
-                .peak = atomic_load_explicit(&((struct pw_site *)site)->ref_peak, memory_order_relaxed),
-                .over_limit = atomic_load_explicit(&((struct pw_site *)site)->ref_over, memory_order_relaxed),
-            };
-            struct pw_snap_ref_totals *rt = &snap->ref_totals;
-            rt->created += s->acquired;
-            rt->deleted += s->released;
-            rt->freed += s->commits;
-            rt->live += s->live;
-            rt->local_limit += s->over_limit;
-            if (site->fn == PW_FN_REF_GLOBAL)
-                rt->live_global += s->live;
-            else if (site->fn == PW_FN_REF_WEAK)
-                rt->live_weak += s->live;
-            else
-                rt->live_local += s->live;
-            snap->nsites++;
-            continue;
-        }
-        struct pw_snap_site *s = &snap->sites[next_pin++];
-        snap->nsites++;
-        *s = (struct pw_snap_site){
-            .site = i,
-            .ret = (uintptr_t)pw_site_get(i)->ret,
-            .acquired = counts[i].acquired,
-            .released = counts[i].released,
-            .commits = counts[i].commits,
-            .live = sums[i].live,
-            .live_bytes = sums[i].bytes,
-            .leaked = sums[i].leaked,
-            .carried = counts[i].carried,
-            .leaked_bytes = sums[i].leaked_bytes,
-            .suppressed = pw_site_get(i)->suppressed ? sums[i].live : 0,
-            .oldest_age_ms = sums[i].any ? (uint32_t)(pass.now - sums[i].oldest_t) : 0,
-        };
-        snap->totals.acquired += s->acquired;
-        snap->totals.released += s->released;
-        snap->totals.commits += s->commits;
-        snap->totals.live += s->live;
-        snap->totals.live_bytes += s->live_bytes;
-        snap->totals.leaked += s->leaked;
-        snap->totals.carried += s->carried;
-        snap->totals.suppressed += s->suppressed;
-        if (s->suppressed == 0)
-            snap->totals.leaked_unsuppressed += s->leaked;
-    }
-    free(counts);
-    free(sums);
-    snap->npins = npins;
     if (depth == SITES)
         return true;
 
-    snap->nrows = group_rows(snap->sites, npins, snap->rows, by_live_bytes);
-    snap->nrefs = group_rows(snap->sites + npins, snap->nsites - npins, snap->refs, by_live);
-    snap->refs_on = pw_snapshot_refs;
-    snap->totals.ref_live = snap->ref_totals.live;
-    struct pw_refs_counts rc;
-    pw_refs_counts_read(&rc);
-    snap->ref_totals.unknown_global_deletes = rc.unknown_global_deletes;
-    snap->ref_totals.unknown_weak_deletes = rc.unknown_weak_deletes;
-    snap->ref_totals.unknown_local_deletes = rc.unknown_local_deletes;
-    snap->ref_totals.double_deletes = rc.double_deletes;
-    snap->ref_totals.lost = rc.lost;
-    /* Distinct methods among the rows that still hold pins. */
-    for (size_t i = 0; i < snap->nrows; i++) {
-        if (snap->rows[i].live == 0)
-            continue;
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = snap->rows[j].live > 0 && strcmp(snap->rows[j].method, snap->rows[i].method) == 0 &&
-                   strcmp(snap->rows[j].signature, snap->rows[i].signature) == 0;
-        snap->totals.methods += !seen;
-    }
-
-    if (depth == FULL) {
-        snap->symbols = pw_symbols_open();
-        for (size_t i = 0; i < npins; i++)
-            symbolise_site(snap, &snap->sites[i]);
-        /* Every native method that makes a local has a reference site: the
-         * JDK's own make dozens, and the JVM and its launcher make references
-         * through JNI too.  Whole stacks only where references are live or a
-         * call went past local_limit, and never for the JVM's own call sites,
-         * whose stacks run through libjvm and libc to the thread's start
-         * (symbolising those read libc's debug information every report,
-         * measured at seconds under load); the rest are named by their call
-         * site. */
-        for (size_t i = npins; i < snap->nsites; i++) {
-            struct pw_snap_site *s = &snap->sites[i];
-            const struct pw_site *site = pw_site_get(s->site);
-            if (jvm_own_code(s->ret)) {
-                s->java_stack = atomic_load_explicit(&((struct pw_site *)site)->java_stack, memory_order_acquire);
-                dl_frame(s->ret, &s->stacks[s->nstacks++]);
-            } else if (s->live > 0 || s->over_limit > 0) {
-                symbolise_site(snap, s);
-            } else {
-                symbolise_stack(snap, site->method, &s->ret, 1, &s->stacks[s->nstacks++]);
-            }
-        }
-    }
+    group_pin_rows(snap);
+    group_ref_rows(snap);
+    ref_figures(snap);
+    snap->totals.methods = methods_holding_pins(snap);
+    if (depth == FULL)
+        symbolise_all(snap);
     take_findings(snap, depth == FULL);
     return true;
 }
@@ -533,6 +674,9 @@ pw_snapshot_free(struct pw_snapshot *snap)
     for (size_t i = 0; i < snap->nsites; i++)
         for (int j = 0; j < snap->sites[i].nstacks; j++)
             free(snap->sites[i].stacks[j].frames);
+    for (size_t i = 0; i < snap->nref_sites; i++)
+        for (int j = 0; j < snap->ref_sites[i].nstacks; j++)
+            free(snap->ref_sites[i].stacks[j].frames);
     for (size_t i = 0; i < snap->nfindings; i++) {
         free(snap->findings[i].acquire.frames);
         free(snap->findings[i].call.frames);
@@ -541,5 +685,6 @@ pw_snapshot_free(struct pw_snapshot *snap)
     free(snap->sites);
     free(snap->rows);
     free(snap->refs);
+    free(snap->ref_sites);
     memset(snap, 0, sizeof(*snap));
 }

@@ -23,6 +23,7 @@ struct pw_snap_stack {
     int n;
 };
 
+/* A pin site: (native method, acquire function, call site). */
 struct pw_snap_site {
     uint32_t site;
     uintptr_t ret;
@@ -31,10 +32,6 @@ struct pw_snap_site {
     uint64_t carried;      /* released after their method returned holding them */
     uint64_t leaked_bytes; /* of the leaked pins (Java API) */
     uint64_t oldest_age_ms;
-    /* Reference sites: acquired counts made, released deleted, commits
-     * freed by the JVM (PopLocalFrame, detach, thread end). */
-    uint32_t peak;       /* local sites: most locals of one invocation when one was made here */
-    uint64_t over_limit; /* local sites: invocations that passed local_limit here */
     /* Symbolised after the copy: the first stack seen, then any others
      * sampling found. */
     struct pw_snap_stack stacks[PW_SITE_STACKS];
@@ -44,13 +41,11 @@ struct pw_snap_site {
 
 struct pw_snap_row {
     const char *method, *signature; /* owned by the method records */
-    uint32_t fn;
+    uint32_t fn;                    /* enum pw_function */
     uint64_t acquired, released, commits;
     uint64_t live, live_bytes, leaked, suppressed;
     uint64_t carried;
     uint64_t oldest_age_ms;
-    uint32_t peak; /* references: see pw_snap_site */
-    uint64_t over_limit;
     struct pw_snap_site *sites; /* points into pw_snapshot.sites */
     size_t nsites;
     /* Change since the previous report (report.c fills these). */
@@ -59,10 +54,44 @@ struct pw_snap_row {
     double acquired_per_s;
 };
 
+/* A reference site: (native method, kind, the JNI function that made the
+ * references, call site). */
+struct pw_snap_ref_site {
+    uint32_t site;
+    uintptr_t ret;
+    uint64_t created, deleted;
+    uint64_t freed; /* by the JVM: PopLocalFrame, detach, thread end */
+    uint64_t live;
+    uint64_t oldest_age_ms;
+    uint32_t peak;       /* local sites: most locals of one invocation when one was made here */
+    uint64_t over_limit; /* local sites: invocations that passed local_limit here */
+    /* Symbolised as pin sites are, but in full only where references are
+     * live or a call went past local_limit (snapshot.c). */
+    struct pw_snap_stack stacks[PW_SITE_STACKS];
+    int nstacks;
+    const struct pw_java_stack *java_stack; /* owned by the site, never freed */
+};
+
+struct pw_snap_ref_row {
+    const char *method, *signature; /* owned by the method records */
+    uint8_t kind;                   /* enum pw_kind: global, weak or local */
+    uint32_t fn;                    /* the function that made them (pw_snap_ref_function_name) */
+    uint64_t created, deleted, freed, live;
+    uint64_t oldest_age_ms;
+    uint32_t peak;
+    uint64_t over_limit;
+    struct pw_snap_ref_site *sites; /* points into pw_snapshot.ref_sites */
+    size_t nsites;
+    /* Change since the previous report (report.c fills these). */
+    int64_t live_delta;
+    uint64_t created_delta;
+    double created_per_s;
+};
+
 struct pw_snap_finding {
     const char *kind;
     const char *method, *signature; /* of the pin, or of the critical region */
-    uint32_t fn;                    /* the pin's acquire function */
+    const char *function;           /* the pin's acquire function, or the reference's maker; "?" */
     const char *call_function;      /* release or JNI function of the offending call */
     uint64_t count;
     /* long_critical only */
@@ -111,15 +140,15 @@ struct pw_snapshot {
     struct pw_snap_totals totals;
     struct pw_snap_row *rows;
     size_t nrows;
-    /* Reference rows, kinds global, weak and local; their sites follow the
-     * pin sites in sites. */
-    struct pw_snap_row *refs;
+    struct pw_snap_site *sites; /* the pin sites, grouped by row */
+    size_t nsites;
+    /* References: rows of kinds global, weak and local, and their sites. */
+    struct pw_snap_ref_row *refs;
     size_t nrefs;
+    struct pw_snap_ref_site *ref_sites;
+    size_t nref_sites;
     struct pw_snap_ref_totals ref_totals;
     bool refs_on;
-    struct pw_snap_site *sites;
-    size_t nsites;
-    size_t npins; /* the pin sites come first in sites, the reference sites after them */
     struct pw_snap_finding *findings;
     size_t nfindings;
     struct pw_snap_kind kinds[PW_FINDING_KINDS];
@@ -127,11 +156,14 @@ struct pw_snapshot {
     struct pw_symbols *symbols;
 };
 
-/* "global", "weak" or "local" for a reference row's fn. */
-PW_HIDDEN const char *pw_snap_ref_kind(uint32_t fn);
-/* A row's or finding's function: a pin's acquire function, or the JNI
- * function that made a reference. */
-PW_HIDDEN const char *pw_snap_function_name(uint32_t fn);
+/* "global", "weak" or "local" for a reference row's kind. */
+PW_HIDDEN const char *pw_snap_ref_kind(uint8_t kind);
+/* The JNI function that made a reference row's references. */
+PW_HIDDEN const char *pw_snap_ref_function_name(uint32_t fn);
+/* A site's kind (enum pw_kind), and the function it names: a pin's acquire
+ * function, or the JNI function that made a reference. */
+PW_HIDDEN uint8_t pw_snap_site_kind(const struct pw_site *site);
+PW_HIDDEN const char *pw_snap_site_function(const struct pw_site *site);
 
 /* Set at start: reports carry a references section. */
 PW_HIDDEN extern bool pw_snapshot_refs;
@@ -143,8 +175,8 @@ PW_HIDDEN bool pw_snapshot_take(struct pw_snapshot *snap, const char *reason);
  * nothing more. */
 PW_HIDDEN bool pw_snapshot_take_figures(struct pw_snapshot *snap, const char *reason);
 /* Less still, for the Java API (java_api.c): the sites' figures and the
- * totals, in site order (pins first), without rows, findings or the host
- * name.  The same locked pass over the tables as a report's, no more. */
+ * totals, pin sites and reference sites each in site order, without rows,
+ * findings or the host name.  The same locked pass over the tables as a report's, no more. */
 PW_HIDDEN bool pw_snapshot_take_sites(struct pw_snapshot *snap);
 PW_HIDDEN void pw_snapshot_free(struct pw_snapshot *snap);
 

@@ -4,6 +4,7 @@
 #include "base/log.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 _Static_assert(offsetof(struct pw_thread, depth) == PW_T_DEPTH, "native_entry.S");
 _Static_assert(offsetof(struct pw_thread, serial) == PW_T_SERIAL, "native_entry.S");
@@ -26,8 +27,8 @@ static pthread_rwlock_t registry_lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct pw_thread *registry;
 
 /* Counters of threads that have ended, guarded by the registry lock. */
-PW_HIDDEN struct pw_counts pw_retired_counts[PW_MAX_SITES];
-PW_HIDDEN uint64_t pw_retired_unmatched, pw_retired_lost;
+static struct pw_counts retired_counts[PW_MAX_SITES];
+static uint64_t retired_unmatched, retired_lost;
 
 /* A pin that outlives its thread is a leak: it can no longer be released
  * by the thread that took it, and a report must still see it. */
@@ -51,9 +52,9 @@ thread_ended(void *arg)
     pw_pin_table_lock(&t->pins);
     pw_pin_table_visit(&t->pins, move_to_leaks, t);
     pw_pin_table_unlock(&t->pins);
-    pw_thread_counts_add_to(&t->counts, pw_retired_counts, PW_MAX_SITES);
-    pw_retired_unmatched += t->counts.unmatched_releases;
-    pw_retired_lost += t->counts.lost;
+    pw_thread_counts_add_to(&t->counts, retired_counts, PW_MAX_SITES);
+    retired_unmatched += t->counts.unmatched_releases;
+    retired_lost += t->counts.lost;
     *t->prevp = t->next;
     if (t->next != NULL)
         t->next->prevp = t->prevp;
@@ -106,22 +107,62 @@ pw_thread_create(void)
     return t;
 }
 
-void
-pw_threads_read_lock(void)
+struct locals_visit {
+    void (*fn)(uintptr_t handle, const struct pw_ref_info *info, void *arg);
+    void *arg;
+};
+
+/* A natively attached thread's locals are kept in a pin table (site and
+ * time made); the visitor sees them as the references they are. */
+static bool
+visit_local(uintptr_t handle, const struct pw_pin_info *info, void *arg)
 {
+    const struct locals_visit *v = arg;
+    v->fn(handle, &(struct pw_ref_info){.site = info->site, .t_ms = info->t_ms}, v->arg);
+    return false;
+}
+
+static void
+add_thread(struct pw_thread *t, struct pw_thread_pass *sums, pw_pin_visit_fn pins,
+           const struct locals_visit *locals, void *arg)
+{
+    pw_thread_counts_add_to(&t->counts, sums->counts, sums->nsites);
+    sums->table_bytes += pw_pin_table_memory(&t->pins) + sizeof(*t);
+    sums->unmatched += pw_count_read(&t->counts.unmatched_releases);
+    sums->lost += pw_count_read(&t->counts.lost);
+    if (pins != NULL)
+        pw_pin_table_visit(&t->pins, pins, arg);
+    if (t->locals.slots != NULL) {
+        pw_pin_table_lock(&t->locals);
+        if (locals->fn != NULL)
+            pw_pin_table_visit(&t->locals, visit_local, (void *)locals);
+        sums->local_table_bytes += pw_pin_table_memory(&t->locals);
+        pw_pin_table_unlock(&t->locals);
+    }
+}
+
+void
+pw_threads_pass(struct pw_thread_pass *sums, pw_pin_visit_fn pins,
+                void (*locals)(uintptr_t handle, const struct pw_ref_info *info, void *arg),
+                void (*under_lock)(void *arg), void *arg)
+{
+    const struct locals_visit lv = {.fn = locals, .arg = arg};
+    uint32_t n = sums->nsites < PW_MAX_SITES ? sums->nsites : PW_MAX_SITES;
+    sums->nsites = n;
     pthread_rwlock_rdlock(&registry_lock);
-}
-
-void
-pw_threads_read_unlock(void)
-{
+    memcpy(sums->counts, retired_counts, n * sizeof(*sums->counts));
+    sums->unmatched = retired_unmatched;
+    sums->lost = retired_lost;
+    sums->table_bytes = sums->local_table_bytes = 0;
+    for (struct pw_thread *t = registry; t != NULL; t = t->next)
+        pw_pin_table_lock(&t->pins);
+    for (struct pw_thread *t = registry; t != NULL; t = t->next)
+        add_thread(t, sums, pins, &lv, arg);
+    if (under_lock != NULL)
+        under_lock(arg);
+    for (struct pw_thread *t = registry; t != NULL; t = t->next)
+        pw_pin_table_unlock(&t->pins);
     pthread_rwlock_unlock(&registry_lock);
-}
-
-struct pw_thread *
-pw_threads_first(void)
-{
-    return registry;
 }
 
 bool

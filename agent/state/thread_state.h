@@ -9,6 +9,7 @@
 #include "base/pinwatch.h"
 #include "state/frame_layout.h"
 #include "state/pin_table.h"
+#include "state/ref_table.h"
 #include "state/site_table.h"
 
 #include <pthread.h>
@@ -136,11 +137,28 @@ pw_thread_top(struct pw_thread *t)
  * (the tracking layer publishes its counts there). */
 PW_HIDDEN bool pw_threads_init(void (*on_end)(struct pw_thread *t));
 
-/* The registry of live threads.  Readers are the dump and the slow path of
- * a release that misses its own thread's table. */
-PW_HIDDEN void pw_threads_read_lock(void);
-PW_HIDDEN void pw_threads_read_unlock(void);
-PW_HIDDEN struct pw_thread *pw_threads_first(void);
+/* What one pass over every thread adds up (pw_threads_pass): the counters
+ * of live and ended threads, and the bytes their tables hold. */
+struct pw_thread_pass {
+    struct pw_counts *counts; /* in: room for sites 0 .. nsites - 1; filled with their sums */
+    uint32_t nsites;
+    uint64_t unmatched, lost;   /* releases of pointers never handed out; operations not recorded */
+    uint64_t table_bytes;       /* the threads' pin tables and their own records */
+    uint64_t local_table_bytes; /* natively attached threads' local references */
+};
+
+/* A report's pass over the registry: under its read lock and with every
+ * thread's pin table locked, fills sums with the counters of every thread,
+ * live or ended; calls pins for every live pin and locals for every local
+ * reference a natively attached thread holds; then calls under_lock (when
+ * not NULL) before anything is unlocked.  Pins move from a thread's table
+ * to the leak table only under that table's lock, and threads cannot start
+ * or end while the registry is read: each pin is met exactly once, by pins
+ * or by a visit of the leak table made from under_lock.  The owners' Get
+ * and Release never take their table's lock, so they run on. */
+PW_HIDDEN void pw_threads_pass(struct pw_thread_pass *sums, pw_pin_visit_fn pins,
+                               void (*locals)(uintptr_t handle, const struct pw_ref_info *info, void *arg),
+                               void (*under_lock)(void *arg), void *arg);
 
 /* Calls fn for every live thread but skip, under the registry's read lock,
  * until fn returns true; returns whether one did. */

@@ -12,6 +12,10 @@
 #define MAX_FINDINGS 4096
 #define INDEX_SIZE (MAX_FINDINGS * 2)
 
+/* In a finding's detail: the call was the native method's tail call, and
+ * call is that function's start + 1.  Rows carry it as tail_call. */
+#define PW_FINDING_TAIL 0x80000000u
+
 struct finding {
     enum pw_finding_kind kind;
     uint32_t site;
@@ -135,8 +139,9 @@ pw_findings_copy(size_t *n)
             .kind = f->kind,
             .site = f->site,
             .call = f->call,
-            .detail = f->detail,
-            .count = atomic_load_explicit(&((struct finding *)f)->count, memory_order_relaxed),
+            .tail_call = (f->detail & PW_FINDING_TAIL) != 0,
+            .detail = f->detail & ~PW_FINDING_TAIL,
+            .count = atomic_load_explicit(&f->count, memory_order_relaxed),
         };
     }
     return rows;
@@ -181,7 +186,8 @@ pw_finding_critical_held(uint32_t site, void *call, uint64_t held_ms)
         ;
     if (held_ms > pw_findings_critical_ms) {
         atomic_fetch_add_explicit(&h->over, 1, memory_order_relaxed);
-        /* One finding per site, whatever released it: the histogram is. */
+        /* One finding per site, whatever released it: its hold times are
+         * in the site's histogram, not in the finding. */
         pw_finding(PW_FINDING_LONG_CRITICAL, site, NULL, 0);
     }
 }

@@ -46,15 +46,15 @@ PW_HIDDEN void pw_finding_critical_held(uint32_t site, void *call, uint64_t held
 
 PW_HIDDEN extern uint64_t pw_findings_critical_ms;
 
-/* In a row's detail: the call was the native method's tail call, and call
- * is that function's start + 1 (so that looking up call - 1 names it). */
-#define PW_FINDING_TAIL 0x80000000u
-
 struct pw_finding_row {
     enum pw_finding_kind kind;
     uint32_t site;
+    /* The return address of the offending call, or, when tail_call, the
+     * start + 1 of the native method's function, whose last act the call
+     * was (so that looking up call - 1 names that function either way). */
     uintptr_t call;
-    uint32_t detail;
+    bool tail_call;
+    uint32_t detail; /* as pw_finding's */
     uint64_t count;
 };
 

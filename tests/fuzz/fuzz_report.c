@@ -183,7 +183,7 @@ build(struct reader *r, struct pw_snapshot *snap)
         f->kind = kinds[byte(r) % 5];
         f->method = string(r);
         f->signature = string(r);
-        f->fn = byte(r) % (PW_FN_COUNT + 2);
+        f->function = pw_function_name(byte(r) % (PW_FN_COUNT + 2));
         f->call_function = byte(r) & 1 ? "ReleaseIntArrayElements" : "GetObjectClass";
         f->count = u64(r, 4);
         f->max_ms = u64(r, 1) & 1 ? u64(r, 3) : 0;
