@@ -3,6 +3,7 @@
  * No network, no library: the file is the whole report.  Every string that
  * came from the JSON goes through esc(). */
 #include "report_html.h"
+#include "report_assets.h"
 #include "stacks.h"
 
 #include <inttypes.h>
@@ -608,99 +609,6 @@ findings_section(struct pw_buf *b, const struct pw_dump *last)
     pw_buf_puts(b, "</tbody></table></section>\n");
 }
 
-static const char style[] =
-    "<style>\n"
-    ":root{--fg:#1d2230;--muted:#667085;--line:#e4e7ec;--bg:#f6f7f9;--card:#fff;--accent:#d9480f}\n"
-    "*{box-sizing:border-box}\n"
-    "body{margin:0;font:14px/1.45 'DejaVu Sans',system-ui,sans-serif;color:var(--fg);background:var(--bg)}\n"
-    "header{background:#1d2230;color:#fff;padding:18px 32px 16px}\n"
-    "header h1{margin:0;font-size:21px;font-weight:600;letter-spacing:.2px}\n"
-    "header h1 span{color:#ffa94d}\n"
-    "header p{margin:4px 0 0;color:#c5cad3;font-size:13px}\n"
-    "main{padding:18px 32px 40px;max-width:1240px}\n"
-    ".cards{display:flex;gap:12px;flex-wrap:wrap;margin-bottom:16px}\n"
-    ".card{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:10px "
-    "16px;min-width:150px}\n"
-    ".card b{display:block;font-size:22px;font-weight:600}\n"
-    ".card.alert b{color:var(--accent)}\n"
-    ".card span{color:var(--muted);font-size:12px;text-transform:uppercase;letter-spacing:.5px}\n"
-    "section{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:14px 18px;"
-    "margin-bottom:16px}\n"
-    "h2{font-size:16px;margin:0 0 8px;font-weight:600}\n"
-    ".charts{display:grid;grid-template-columns:1fr 1fr;gap:8px 20px}\n"
-    ".charts h3{font-size:13px;font-weight:600;color:var(--muted);margin:0}\n"
-    "svg.pw-chart{width:100%;height:auto;display:block}\n"
-    ".grid{stroke:#eef0f3}.axis{stroke:#98a2b3}\n"
-    ".ylab{font-size:11px;fill:var(--muted);text-anchor:end}\n"
-    ".xlab{font-size:11px;fill:var(--muted);text-anchor:middle}\n"
-    ".pw-series polyline{fill:none;stroke:var(--c);stroke-width:2.5;stroke-linejoin:round}\n"
-    ".pw-series circle{fill:#fff;stroke:var(--c);stroke-width:2}\n"
-    ".legend{list-style:none;padding:0;margin:10px 0 0;display:flex;flex-wrap:wrap;gap:6px 20px;font-size:13px}\n"
-    ".legend i{display:inline-block;width:12px;height:12px;border-radius:3px;margin-right:6px;"
-    "vertical-align:-1px;background:var(--c)}\n"
-    ".legend b{font-weight:600}\n"
-    ".pw-table{border-collapse:collapse;width:100%;font-size:13px}\n"
-    ".pw-table th{text-align:left;font-weight:600;color:var(--muted);border-bottom:2px solid var(--line);"
-    "padding:6px 6px;cursor:pointer;user-select:none;white-space:nowrap}\n"
-    ".pw-table th:hover{color:var(--fg)}\n"
-    ".pw-table th.asc::after{content:' \\25B2'}.pw-table th.desc::after{content:' \\25BC'}\n"
-    ".pw-table td{padding:5px 6px;border-bottom:1px solid var(--line)}\n"
-    ".scroll{overflow-x:auto}\n"
-    ".pw-table .num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}\n"
-    ".pw-table td.method{font-family:'DejaVu Sans Mono',monospace;font-size:12px;word-break:break-all}\n"
-    ".pw-table td.up{color:var(--accent);font-weight:600}\n"
-    ".pw-table td.site{color:var(--muted);font-family:'DejaVu Sans Mono',monospace;font-size:12px}\n"
-    ".more{font-family:'DejaVu Sans',sans-serif;font-size:11px}\n"
-    ".note,.empty{color:var(--muted);font-size:13px;margin:8px 0 0}\n"
-    "svg.pw-flame{width:100%;height:auto;display:block;font-family:'DejaVu Sans Mono',monospace}\n"
-    ".pw-frame rect{stroke:#fff;stroke-width:.5;cursor:pointer}\n"
-    ".pw-frame text{font-size:12px;fill:#1d2230;pointer-events:none}\n"
-    ".f-root rect{fill:#d0d5dd}.f-java rect{fill:#8ce99a}.f-method rect{fill:#ffa94d}\n"
-    ".f-native rect{fill:#ffd8a8}.f-function rect{fill:#da77f2}\n"
-    ".pw-frame:hover rect{fill-opacity:.75}\n"
-    ".flame-legend{font-size:12px;color:var(--muted);margin:6px 0 0}\n"
-    ".flame-legend i{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px;vertical-align:-1px}\n"
-    "</style>\n";
-
-/* Sorting: numbers by data-v, text by content; zoom: a click on a frame
- * widens it to the full width, a click on the root goes back. */
-static const char script[] =
-    "<script>\n"
-    "document.querySelectorAll('table.sortable').forEach(function(t){\n"
-    " t.querySelectorAll('th').forEach(function(th,i){\n"
-    "  th.addEventListener('click',function(){\n"
-    "   var was=th.classList.contains('asc')?'asc':th.classList.contains('desc')?'desc':'';\n"
-    "   var asc=was?was==='desc':th.dataset.type==='str';\n"
-    "   t.querySelectorAll('th').forEach(function(h){h.classList.remove('asc','desc');});\n"
-    "   th.classList.add(asc?'asc':'desc');\n"
-    "   var body=t.tBodies[0],rows=Array.prototype.slice.call(body.rows);\n"
-    "   rows.sort(function(a,b){var x=a.cells[i],y=b.cells[i],c;\n"
-    "    if(th.dataset.type==='num')c=Number(x.dataset.v)-Number(y.dataset.v);\n"
-    "    else c=x.textContent.localeCompare(y.textContent);\n"
-    "    return asc?c:-c;});\n"
-    "   rows.forEach(function(r){body.appendChild(r);});\n"
-    "  });\n"
-    " });\n"
-    "});\n"
-    "(function(){var svg=document.getElementById('flame');if(!svg)return;\n"
-    " var W="
-    "1100"
-    ",frames=svg.querySelectorAll('.pw-frame');\n"
-    " function fit(name,w){var n=Math.floor((w-8)/7);if(n<3)return '';\n"
-    "  return name.length<=n?name:name.slice(0,n-1)+'\\u2026';}\n"
-    " function zoom(a,b,d){frames.forEach(function(g){\n"
-    "  var x0=(g.dataset.x0-a)/(b-a),x1=(g.dataset.x1-a)/(b-a),r=g.querySelector('rect'),\n"
-    "   t=g.querySelector('text');\n"
-    "  var show=x1>1e-9&&x0<1-1e-9;g.style.display=show?'':'none';if(!show)return;\n"
-    "  x0=Math.max(0,x0);x1=Math.min(1,x1);var w=(x1-x0)*W;\n"
-    "  r.setAttribute('x',x0*W);r.setAttribute('width',Math.max(w-0.5,0));\n"
-    "  t.setAttribute('x',x0*W+4);t.textContent=fit(g.dataset.name,w);\n"
-    "  g.style.opacity=(+g.dataset.depth<d)?'0.6':'';});}\n"
-    " frames.forEach(function(g){g.addEventListener('click',function(){\n"
-    "  zoom(+g.dataset.x0,+g.dataset.x1,+g.dataset.depth);});});\n"
-    "})();\n"
-    "</script>\n";
-
 void
 pw_report_html(struct pw_buf *b, const char *file, const struct pw_dumps *d)
 {
@@ -718,7 +626,9 @@ pw_report_html(struct pw_buf *b, const char *file, const struct pw_dumps *d)
                 "<meta name=\"generator\" content=\"pinwatch " PW_CLI_VERSION "\">\n<title>pinwatch: ");
     esc(b, base);
     pw_buf_puts(b, "</title>\n");
-    pw_buf_puts(b, style);
+    pw_buf_puts(b, "<style>\n");
+    pw_buf_puts(b, pw_html_style);
+    pw_buf_puts(b, "</style>\n");
     pw_buf_puts(b, "</head>\n<body>\n<header><h1><span>pinwatch</span> JNI pin report</h1><p>");
     esc(b, file);
     char when[64] = "";
@@ -810,7 +720,9 @@ pw_report_html(struct pw_buf *b, const char *file, const struct pw_dumps *d)
                 "<i style=\"background:#ffd8a8\"></i>native code<i style=\"background:#da77f2\"></i>JNI "
                 "function</p></section>\n");
     pw_buf_puts(b, "</main>\n");
-    pw_buf_puts(b, script);
+    pw_buf_puts(b, "<script>\n");
+    pw_buf_puts(b, pw_html_script);
+    pw_buf_puts(b, "</script>\n");
     pw_buf_puts(b, "</body>\n</html>\n");
 
     for (size_t k = 0; k < ns; k++) {
@@ -1107,7 +1019,9 @@ pw_report_html_fleet(struct pw_buf *b, const struct pw_fleet *f)
                 "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
                 "<meta name=\"generator\" content=\"pinwatch " PW_CLI_VERSION "\">\n<title>pinwatch: ");
     pw_buf_printf(b, "%zu JVMs</title>\n", f->nprocs);
-    pw_buf_puts(b, style);
+    pw_buf_puts(b, "<style>\n");
+    pw_buf_puts(b, pw_html_style);
+    pw_buf_puts(b, "</style>\n");
     pw_buf_puts(b, "</head>\n<body>\n<header><h1><span>pinwatch</span> JNI pin report</h1><p>");
     char span[32];
     pw_buf_printf(b,
@@ -1179,7 +1093,9 @@ pw_report_html_fleet(struct pw_buf *b, const struct pw_fleet *f)
                 "<i style=\"background:#ffd8a8\"></i>native code<i style=\"background:#da77f2\"></i>JNI "
                 "function</p></section>\n");
     pw_buf_puts(b, "</main>\n");
-    pw_buf_puts(b, script);
+    pw_buf_puts(b, "<script>\n");
+    pw_buf_puts(b, pw_html_script);
+    pw_buf_puts(b, "</script>\n");
     pw_buf_puts(b, "</body>\n</html>\n");
 
     free(all.rows);
