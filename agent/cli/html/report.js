@@ -5,7 +5,7 @@
  * Sorting: numbers by data-v, text by content.  Zoom: a click on a frame
  * widens it to the full width, a click on the root goes back; frames are
  * redrawn from their data-x0/data-x1 fractions, and text is cut to fit as
- * the C writer's fitted() cuts it. */
+ * flame.c cuts it. */
 document.querySelectorAll('table.sortable').forEach(function(t){
  t.querySelectorAll('th').forEach(function(th,i){
   th.addEventListener('click',function(){
