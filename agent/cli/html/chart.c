@@ -141,7 +141,9 @@ chart(struct pw_buf *b, const struct pw_dumps *d, const struct pw_html_series *s
                       "<text class=\"ylab\" x=\"%d\" y=\"%.1f\">%s</text>\n",
                       PAD_L, CHART_W - PAD_R, y, y, PAD_L - 8, y + 4, label);
     }
-    /* x labels: about six, in seconds. */
+    /* x labels at the ends and quarters of the span: five are enough to read
+     * a time off the chart and stay apart at 11 px even when each needs a
+     * unit ("10.5 min"); pw_html_duration picks the unit that reads best. */
     for (int i = 0; i <= 4; i++) {
         double x = PAD_L + pw * i / 4;
         char label[32];
@@ -168,10 +170,8 @@ chart(struct pw_buf *b, const struct pw_dumps *d, const struct pw_html_series *s
         for (size_t i = 0; d->n <= 200 && i < d->n; i++) {
             uint64_t v = bytes ? s[k].bytes[i] : s[k].live[i];
             char val[32], at[32];
-            if (bytes)
-                pw_html_grouped(v, val, sizeof(val));
-            else
-                pw_html_grouped(v, val, sizeof(val));
+            /* Exact in the tooltip, bytes too: the axis already rounds. */
+            pw_html_grouped(v, val, sizeof(val));
             pw_buf_printf(b,
                           "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"><title>%s %s at %s (%s)</title></circle>\n",
                           PAD_L + pw * (double)xs[i] / (double)xmax, PAD_T + ph - ph * (double)v / top, val,

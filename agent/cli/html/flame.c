@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The drawing's width in SVG units; report.js reads it from data-width. */
 #define FLAME_W 1100
 #define FLAME_ROW 20
 
@@ -138,9 +139,9 @@ flame(struct pw_buf *b, const struct pw_dump *last)
     } else {
         size_t depth = tree_depth(&root);
         pw_buf_printf(b,
-                      "<svg id=\"flame\" class=\"pw-flame\" viewBox=\"0 0 %d %zu\" "
+                      "<svg id=\"flame\" class=\"pw-flame\" data-width=\"%d\" viewBox=\"0 0 %d %zu\" "
                       "style=\"max-width:%dpx\">\n",
-                      FLAME_W, depth * FLAME_ROW, FLAME_W);
+                      FLAME_W, FLAME_W, depth * FLAME_ROW, FLAME_W);
         flame_nodes(b, &root, root.value, 0, 0);
         pw_buf_puts(b, "</svg>\n");
     }

@@ -4,8 +4,8 @@
  *
  * Sorting: numbers by data-v, text by content.  Zoom: a click on a frame
  * widens it to the full width, a click on the root goes back; frames are
- * redrawn from their data-x0/data-x1 fractions, and text is cut to fit as
- * flame.c cuts it. */
+ * redrawn from their data-x0/data-x1 fractions of the width flame.c gives
+ * in data-width, and text is cut to fit as flame.c cuts it. */
 document.querySelectorAll('table.sortable').forEach(function(t){
  t.querySelectorAll('th').forEach(function(th,i){
   th.addEventListener('click',function(){
@@ -23,7 +23,7 @@ document.querySelectorAll('table.sortable').forEach(function(t){
  });
 });
 (function(){var svg=document.getElementById('flame');if(!svg)return;
- var W=1100,frames=svg.querySelectorAll('.pw-frame');
+ var W=+svg.dataset.width,frames=svg.querySelectorAll('.pw-frame');
  function fit(name,w){var n=Math.floor((w-8)/7);if(n<3)return '';
   return name.length<=n?name:name.slice(0,n-1)+'\u2026';}
  function zoom(a,b,d){frames.forEach(function(g){
