@@ -98,44 +98,67 @@ tick_label(char *out, size_t len, double v, bool bytes, double unit, const char 
         snprintf(out, len, "%g %s", v / unit, uname);
 }
 
-static void
-chart(struct pw_buf *b, const struct pw_dumps *d, const struct pw_html_series *s, size_t ns, bool bytes,
-      const uint64_t *xs, uint64_t xmax)
+/* One chart's scales: where a report's time and a value land. */
+struct plot {
+    const struct pw_dumps *d;
+    const uint64_t *xs;
+    uint64_t xmax; /* at least 1 */
+    bool bytes;    /* live bytes, else live pins */
+    double unit;   /* bytes: the axis unit (1, 1024, ...) */
+    const char *uname;
+    double step, top; /* y tick step and axis maximum */
+};
+
+static double
+plot_x(const struct plot *p, size_t i)
 {
-    const char *id = bytes ? "bytes" : "live";
+    double pw = CHART_W - PAD_L - PAD_R;
+    return PAD_L + pw * (double)p->xs[i] / (double)p->xmax;
+}
+
+static double
+plot_y(const struct plot *p, double v)
+{
+    double ph = CHART_H - PAD_T - PAD_B;
+    return PAD_T + ph - ph * v / p->top;
+}
+
+static uint64_t
+value(const struct plot *p, const struct pw_html_series *s, size_t i)
+{
+    return p->bytes ? s->bytes[i] : s->live[i];
+}
+
+static void
+plot_scale(struct plot *p, const struct pw_html_series *s, size_t ns)
+{
     uint64_t ymax = 0;
     for (size_t k = 0; k < ns; k++)
-        for (size_t i = 0; i < d->n; i++) {
-            uint64_t v = bytes ? s[k].bytes[i] : s[k].live[i];
-            if (v > ymax)
-                ymax = v;
-        }
+        for (size_t i = 0; i < p->d->n; i++)
+            if (value(p, &s[k], i) > ymax)
+                ymax = value(p, &s[k], i);
     /* Bytes: ticks at round numbers of B, KiB, MiB... */
-    double unit = 1;
-    const char *uname = "B";
+    p->unit = 1;
+    p->uname = "B";
     static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
-    for (size_t u = 0; bytes && u < 4 && (double)ymax >= unit * 1024; u++) {
-        unit *= 1024;
-        uname = units[u];
+    for (size_t u = 0; p->bytes && u < 4 && (double)ymax >= p->unit * 1024; u++) {
+        p->unit *= 1024;
+        p->uname = units[u];
     }
-    double step = nice_step((double)ymax / unit) * unit;
-    if (!bytes && step < 1)
-        step = 1;
-    double top = ymax == 0 ? step * 5 : ceil((double)ymax / step - 1e-9) * step;
-    if (xmax == 0)
-        xmax = 1;
-    double pw = CHART_W - PAD_L - PAD_R, ph = CHART_H - PAD_T - PAD_B;
+    p->step = nice_step((double)ymax / p->unit) * p->unit;
+    if (!p->bytes && p->step < 1)
+        p->step = 1;
+    p->top = ymax == 0 ? p->step * 5 : ceil((double)ymax / p->step - 1e-9) * p->step;
+}
 
-    pw_buf_printf(b,
-                  "<svg class=\"pw-chart\" id=\"chart-%s\" data-chart=\"%s\" viewBox=\"0 0 %d %d\" "
-                  "role=\"img\" aria-label=\"%s per native method\">\n",
-                  id, id, CHART_W, CHART_H, bytes ? "live bytes" : "live pins");
-    /* Grid and y labels. */
-    for (int i = 0; i * step <= top + step / 2; i++) {
-        double v = i * step;
-        double y = PAD_T + ph - ph * v / top;
+static void
+axes(struct pw_buf *b, const struct plot *p)
+{
+    for (int i = 0; i * p->step <= p->top + p->step / 2; i++) {
+        double v = i * p->step;
+        double y = plot_y(p, v);
         char label[32];
-        tick_label(label, sizeof(label), v, bytes, unit, uname);
+        tick_label(label, sizeof(label), v, p->bytes, p->unit, p->uname);
         pw_buf_printf(b,
                       "<line class=\"grid\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>"
                       "<text class=\"ylab\" x=\"%d\" y=\"%.1f\">%s</text>\n",
@@ -144,41 +167,56 @@ chart(struct pw_buf *b, const struct pw_dumps *d, const struct pw_html_series *s
     /* x labels at the ends and quarters of the span: five are enough to read
      * a time off the chart and stay apart at 11 px even when each needs a
      * unit ("10.5 min"); pw_html_duration picks the unit that reads best. */
+    double pw = CHART_W - PAD_L - PAD_R;
     for (int i = 0; i <= 4; i++) {
         double x = PAD_L + pw * i / 4;
         char label[32];
-        pw_html_duration((uint64_t)((double)xmax * i / 4 + 0.5), label, sizeof(label));
+        pw_html_duration((uint64_t)((double)p->xmax * i / 4 + 0.5), label, sizeof(label));
         pw_buf_printf(b, "<text class=\"xlab\" x=\"%.1f\" y=\"%d\">%s</text>\n", x, CHART_H - 10, label);
     }
+    double base = plot_y(p, 0);
     pw_buf_printf(b, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\"/>\n", PAD_L,
-                  CHART_W - PAD_R, PAD_T + ph, PAD_T + ph);
-    for (size_t k = 0; k < ns; k++) {
-        pw_buf_puts(b, "<g class=\"pw-series\" data-chart=\"");
-        pw_buf_puts(b, id);
-        pw_buf_puts(b, "\" data-method=\"");
-        pw_html_esc(b, s[k].method);
-        pw_buf_printf(b, "\" style=\"--c:%s\">\n<title>", pw_html_color(k));
-        pw_html_esc(b, s[k].method);
-        pw_buf_puts(b, "</title>\n<polyline points=\"");
-        for (size_t i = 0; i < d->n; i++) {
-            uint64_t v = bytes ? s[k].bytes[i] : s[k].live[i];
-            pw_buf_printf(b, "%s%.1f,%.1f", i ? " " : "", PAD_L + pw * (double)xs[i] / (double)xmax,
-                          PAD_T + ph - ph * (double)v / top);
-        }
-        pw_buf_puts(b, "\"/>\n");
-        /* Points only while there are few enough to see. */
-        for (size_t i = 0; d->n <= 200 && i < d->n; i++) {
-            uint64_t v = bytes ? s[k].bytes[i] : s[k].live[i];
-            char val[32], at[32];
-            /* Exact in the tooltip, bytes too: the axis already rounds. */
-            pw_html_grouped(v, val, sizeof(val));
-            pw_buf_printf(b,
-                          "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"><title>%s %s at %s (%s)</title></circle>\n",
-                          PAD_L + pw * (double)xs[i] / (double)xmax, PAD_T + ph - ph * (double)v / top, val,
-                          bytes ? "bytes" : "pins", pw_html_duration(xs[i], at, sizeof(at)), d->items[i].reason);
-        }
-        pw_buf_puts(b, "</g>\n");
+                  CHART_W - PAD_R, base, base);
+}
+
+static void
+series_line(struct pw_buf *b, const struct plot *p, const struct pw_html_series *s, size_t k)
+{
+    const struct pw_dumps *d = p->d;
+    pw_buf_printf(b, "<g class=\"pw-series\" data-chart=\"%s\" data-method=\"", p->bytes ? "bytes" : "live");
+    pw_html_esc(b, s->method);
+    pw_buf_printf(b, "\" style=\"--c:%s\">\n<title>", pw_html_color(k));
+    pw_html_esc(b, s->method);
+    pw_buf_puts(b, "</title>\n<polyline points=\"");
+    for (size_t i = 0; i < d->n; i++)
+        pw_buf_printf(b, "%s%.1f,%.1f", i ? " " : "", plot_x(p, i), plot_y(p, (double)value(p, s, i)));
+    pw_buf_puts(b, "\"/>\n");
+    /* Points only while there are few enough to see. */
+    for (size_t i = 0; d->n <= 200 && i < d->n; i++) {
+        char val[32], at[32];
+        /* Exact in the tooltip, bytes too: the axis already rounds. */
+        pw_html_grouped(value(p, s, i), val, sizeof(val));
+        pw_buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"><title>%s %s at %s (%s)</title></circle>\n",
+                      plot_x(p, i), plot_y(p, (double)value(p, s, i)), val, p->bytes ? "bytes" : "pins",
+                      pw_html_duration(p->xs[i], at, sizeof(at)), d->items[i].reason);
     }
+    pw_buf_puts(b, "</g>\n");
+}
+
+static void
+chart(struct pw_buf *b, const struct pw_dumps *d, const struct pw_html_series *s, size_t ns, bool bytes,
+      const uint64_t *xs, uint64_t xmax)
+{
+    struct plot p = {.d = d, .xs = xs, .xmax = xmax == 0 ? 1 : xmax, .bytes = bytes};
+    plot_scale(&p, s, ns);
+    const char *id = bytes ? "bytes" : "live";
+    pw_buf_printf(b,
+                  "<svg class=\"pw-chart\" id=\"chart-%s\" data-chart=\"%s\" viewBox=\"0 0 %d %d\" "
+                  "role=\"img\" aria-label=\"%s per native method\">\n",
+                  id, id, CHART_W, CHART_H, bytes ? "live bytes" : "live pins");
+    axes(b, &p);
+    for (size_t k = 0; k < ns; k++)
+        series_line(b, &p, &s[k], k);
     pw_buf_puts(b, "</svg>\n");
 }
 
