@@ -120,8 +120,8 @@ oldest_age_ms(const struct figures *fig, uint32_t i)
     return fig->sums[i].any ? (uint32_t)(fig->now - fig->sums[i].oldest_t) : 0;
 }
 
-/* Counts the active sites of one kind (pins, or any reference) and gives
- * the snapshot room for as many sites and rows. */
+/* The active sites that track pins (refs false) or references (true): as
+ * many sites, and at most as many rows, as the snapshot gets. */
 static size_t
 count_active(const struct figures *fig, bool refs)
 {
@@ -283,6 +283,8 @@ by_live(const void *a, const void *b)
         c = descending(x->created, y->created);
     if (c == 0)
         c = strcmp(x->method, y->method);
+    if (c == 0)
+        c = (int)x->kind - (int)y->kind;
     return c != 0 ? c : (int)x->fn - (int)y->fn;
 }
 
