@@ -265,6 +265,12 @@ static const struct pw_option_spec specs[] = {
      "write a report when N live global and weak references (and locals of attached threads) are reached, "
      "again at 2N, 4N, ...; 0 turns it off",
      set_ref_threshold},
+    /* HotSpot's -Xcheck:jni warned above 16 locals plus the frame's
+     * declared capacity: a bar correct code crosses all the time (one loop
+     * over an array of 100 objects).  A leak worth a finding is an
+     * invocation that keeps making locals without deleting them: thousands,
+     * not dozens.  Each costs the JVM 8 bytes of handle block and keeps its
+     * object alive until the method returns. */
     {"local_limit", "N", "10000",
      "one native method invocation holding more than N local references is a local_limit finding (1-2^30)",
      set_local_limit},

@@ -13,6 +13,19 @@
 #include <stdatomic.h>
 #include <string.h>
 
+/* -Xcheck:jni is on: the checker would abort on a reference the
+ * application has deleted (src/hotspot/share/prims/jniCheck.cpp validates
+ * every handle and reports a bad one with ReportJNIFatalError), so identity
+ * checks that use the Get's reference are skipped.  Written once by
+ * pw_jni_hooks_start, before the JNI table swap. */
+static bool checked_jni;
+
+void
+pw_jni_hooks_start(bool checked)
+{
+    checked_jni = checked;
+}
+
 /* Array lengths are asked for outside critical regions only: no JNI call is
  * allowed inside one, and -Xcheck:jni says so (src/hotspot/share/prims/
  * jniCheck.cpp functionEnter: "Calling other JNI functions in the scope of
@@ -150,7 +163,7 @@ wrong_object(JNIEnv *env, const struct pw_release *r, jobject obj, jobject *orig
     if (pw_jni.ExceptionCheck(env))
         return false;
     bool differ = bytes != 0 && bytes != r->size;
-    if (!pw_tracker_checked_jni) {
+    if (!checked_jni) {
         if (pw_jni.IsSameObject(env, r->ref, NULL))
             return differ; /* the Get's reference was deleted: no way back to it */
         differ = differ || !pw_jni.IsSameObject(env, r->ref, obj);
@@ -185,7 +198,7 @@ released_other_kind(JNIEnv *env, struct pw_thread *t, uint32_t use, jobject obj,
     if (r->same_call && r->ref != NULL) {
         /* Without checked JNI a deleted reference can be seen, outside a
          * critical region; with it, asking would abort. */
-        if (!pw_tracker_checked_jni && t->critical == 0 && pw_jni.IsSameObject(env, r->ref, NULL)) {
+        if (!checked_jni && t->critical == 0 && pw_jni.IsSameObject(env, r->ref, NULL)) {
             if (is_critical_fn(use))
                 release_as(env, t, use, obj, p, mode);
             return;
@@ -502,9 +515,9 @@ pw_jni_hooks_install(jvmtiEnv *jvmti, JavaVM *vm)
     HOOK(GetStringCritical);
     HOOK(ReleaseStringCritical);
 #undef HOOK
-    pw_ref_hooks_install(table);
-    pw_jvm_calls_install(table);
-    /* `real` and the guards' onward table are read, without a lock, by any
+    pw_jvm_calls_install(table, pw_ref_hooks_install(table));
+    /* pw_jni and the guards' onward table (pw_jni_guard_next), and every
+     * setting the start calls wrote, are read without a lock by any
      * thread that finds a wrapper in the JVM's table: they must be visible
      * before the first slot is.  x86 keeps stores in order by itself; on
      * aarch64 the JVM's own copy of the table is not known to fence. */

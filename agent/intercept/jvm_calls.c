@@ -51,7 +51,6 @@
 #include "intercept/jvm_calls.h"
 #include "base/cpu.h"
 #include "tracking/findings.h"
-#include "intercept/ref_hooks.h"
 #include "state/thread_state.h"
 
 #include <stddef.h>
@@ -100,10 +99,10 @@ hook_NewDirectByteBuffer(JNIEnv *env, void *address, jlong capacity)
 }
 
 void
-pw_jvm_calls_install(struct JNINativeInterface_ *table)
+pw_jvm_calls_install(struct JNINativeInterface_ *table, bool refs_hooked)
 {
     table->GetDirectBufferAddress = hook_GetDirectBufferAddress;
     table->GetDirectBufferCapacity = hook_GetDirectBufferCapacity;
-    if (!pw_ref_hooks_enabled)
+    if (!refs_hooked)
         table->NewDirectByteBuffer = hook_NewDirectByteBuffer;
 }

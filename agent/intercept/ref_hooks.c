@@ -40,7 +40,14 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-bool pw_ref_hooks_enabled = true;
+/* refs=: written once by pw_ref_hooks_start, before the JNI table swap. */
+static bool enabled;
+
+void
+pw_ref_hooks_start(const struct pw_options *o)
+{
+    enabled = o->refs;
+}
 
 #define SLOT(name) ((uint32_t)(offsetof(struct JNINativeInterface_, name) / sizeof(void *)))
 
@@ -394,11 +401,11 @@ hook_GetModule(JNIEnv *env, jclass cls)
     return local_made(env, SLOT(GetModule), pw_jni.GetModule(env, cls), RET);
 }
 
-void
+bool
 pw_ref_hooks_install(struct JNINativeInterface_ *table)
 {
-    if (!pw_ref_hooks_enabled)
-        return;
+    if (!enabled)
+        return false;
 #define HOOK(name) table->name = hook_##name
     HOOK(NewGlobalRef);
     HOOK(DeleteGlobalRef);
@@ -445,6 +452,7 @@ pw_ref_hooks_install(struct JNINativeInterface_ *table)
     HOOK(NewDirectByteBuffer);
     HOOK(GetModule);
 #undef HOOK
+    return true;
 }
 
 /* DetachCurrentThread is in the JavaVM's invoke interface, which HotSpot
@@ -471,7 +479,7 @@ hook_DetachCurrentThread(JavaVM *vm)
 void
 pw_ref_hooks_install_vm(JavaVM *vm)
 {
-    if (!pw_ref_hooks_enabled || vm == NULL || *vm == NULL || atomic_exchange(&vm_wrapped, true))
+    if (!enabled || vm == NULL || *vm == NULL || atomic_exchange(&vm_wrapped, true))
         return;
     invoke_copy = **vm;
     real_detach = invoke_copy.DetachCurrentThread;
