@@ -247,13 +247,6 @@ pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const voi
     acquire(t, f, e->site, e->counts, e->suppressed, fn, ptr, size, ref);
 }
 
-/* The invocation that took a pin no longer holds it. */
-static bool
-is_critical(uint32_t fn)
-{
-    return fn == PW_FN_ARRAY_CRITICAL || fn == PW_FN_STRING_CRITICAL;
-}
-
 /* fn is the pin's function (info->fn): a caller that knows it already
  * lets the compiler drop the critical branch.  The fields are read first:
  * the counters' stores would make the compiler read them again. */
@@ -265,7 +258,7 @@ counted_release(struct pw_thread *t, const struct pw_pin_info *info, uint32_t fn
     pw_count_add(&pw_counts_of(&t->counts, site)->released, 1);
     if (PW_LIKELY(!suppressed))
         pw_requests_count(t, -1);
-    if (PW_UNLIKELY(is_critical(fn))) {
+    if (PW_UNLIKELY(pw_fn_is_critical(fn))) {
         uint32_t held = (uint32_t)pw_clock_ms() - t_ms;
         if (PW_UNLIKELY(held > 0 && held < UINT32_MAX / 2))
             pw_finding_critical_held(site, call, held);
@@ -308,6 +301,7 @@ take_own(struct pw_thread *t, uintptr_t key)
     return NULL;
 }
 
+/* The invocation that took a pin (its frame's serial) no longer holds it. */
 static void
 frame_released(struct pw_thread *t, uint32_t serial)
 {
@@ -487,7 +481,7 @@ pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, v
         pw_pin_table_unlock(&t->pins);
         /* Dropping a critical release wrongly would leave the GC locked
          * for good: only when every pin since start is in the books. */
-        bool sure = !is_critical(fn) || (!attached_late && pw_count_read(&t->counts.lost) == 0);
+        bool sure = !pw_fn_is_critical(fn) || (!attached_late && pw_count_read(&t->counts.lost) == 0);
         if (released_before(t, key, &site) && sure) {
             pw_finding(PW_FINDING_DOUBLE_RELEASE, site, call, fn);
             r.action = PW_RELEASE_DROP;
