@@ -112,7 +112,6 @@ set_switch(struct pw_options *opts, const struct pw_option_spec *spec, const cha
 #define SWITCH_ROW(f) .set = set_switch, .kind = PW_OPT_SWITCH, FIELD(f)
 #define WORD_ROW(setter) .set = setter, .kind = PW_OPT_WORD
 
-
 /* Seconds with up to three decimals ("0.25"); at most a week. */
 static bool
 set_interval(struct pw_options *opts, const struct pw_option_spec *spec, const char *value, size_t len)
@@ -136,7 +135,6 @@ set_interval(struct pw_options *opts, const struct pw_option_spec *spec, const c
      * reports. */
     return opts->interval_ms == 0 || opts->interval_ms >= 10;
 }
-
 
 /* [HOST:]PORT, HOST a numeric address ("[::1]" for IPv6): no name is looked
  * up while the JVM starts, and a typo stops it rather than serve on an
@@ -182,7 +180,6 @@ set_metrics(struct pw_options *opts, const struct pw_option_spec *spec, const ch
     opts->metrics_port = (uint16_t)n;
     return true;
 }
-
 
 static const struct pw_option_spec specs[] = {
     {"file", "PATH", "stderr", "append every report to PATH (created 0600; %p is replaced by the pid)",

@@ -13,7 +13,6 @@
 
 _Static_assert(offsetof(struct pw_thread, critical) == PW_T_CRITICAL, "jni_guard.S reads critical here");
 
-
 /* The thunk has seen the thread's critical count above zero. */
 void
 pw_jni_guard_hit(uint32_t slot, void *call)

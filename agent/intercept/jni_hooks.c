@@ -68,7 +68,6 @@ array_bytes(JNIEnv *env, struct pw_thread *t, jarray array, unsigned elem_size)
     return array_bytes_asked(env, t, array, elem_size, serial);
 }
 
-
 static const unsigned elements_size[] = {
     [PW_FN_BOOLEAN_ELEMENTS] = sizeof(jboolean), [PW_FN_BYTE_ELEMENTS] = sizeof(jbyte),
     [PW_FN_CHAR_ELEMENTS] = sizeof(jchar),       [PW_FN_SHORT_ELEMENTS] = sizeof(jshort),

@@ -55,7 +55,6 @@
 
 #include <stddef.h>
 
-
 /* These slots lose jni_guard's thunk: the check that they are not called
  * inside a critical region is made here.  A thread without state of
  * pinwatch's holds no region, and none is made for it here. */

@@ -49,7 +49,6 @@ pw_ref_hooks_start(const struct pw_options *o)
     enabled = o->refs;
 }
 
-
 static inline jobject
 local_made(JNIEnv *env, uint32_t slot, jobject r, void *ret)
 {
