@@ -28,6 +28,17 @@
 #define PW_LIKELY(x) __builtin_expect(!!(x), 1)
 #define PW_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* What pinwatch tracks.  A site (state/site_table.h) belongs to one kind;
+ * each kind has its own table, its own part of the thread state and its
+ * own tracking file (agent/README.md, "A tracked resource kind"). */
+enum pw_kind {
+    PW_KIND_PIN,        /* a Get<...> pin, until its Release */
+    PW_KIND_GLOBAL_REF, /* NewGlobalRef, until DeleteGlobalRef */
+    PW_KIND_WEAK_REF,   /* NewWeakGlobalRef, until DeleteWeakGlobalRef */
+    PW_KIND_LOCAL_REF,  /* any local reference a JNI function returned */
+    PW_KIND_COUNT
+};
+
 /* The twelve acquire functions.  A pin's row is (native method, acquire
  * function); the release function is only checked against the family. */
 enum pw_function {
@@ -54,8 +65,13 @@ enum pw_function {
     PW_FN_REF_END = PW_FN_REF_LOCAL + 256
 };
 
-/* What a site tracks: pins, or references of one kind. */
-enum pw_kind { PW_KIND_PIN, PW_KIND_GLOBAL_REF, PW_KIND_WEAK_REF, PW_KIND_LOCAL_REF };
+/* The two functions that open a critical region rather than hand out a
+ * copy or a pin the JVM keeps no count of. */
+static inline bool
+pw_fn_is_critical(uint32_t fn)
+{
+    return fn == PW_FN_ARRAY_CRITICAL || fn == PW_FN_STRING_CRITICAL;
+}
 
 #define PW_FN_IS_REF(fn) ((uint32_t)(fn) >= PW_FN_REF_GLOBAL)
 #define PW_FN_IS_LOCAL_REF(fn) ((uint32_t)(fn) >= PW_FN_REF_LOCAL)

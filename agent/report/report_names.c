@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What reports call a site's kind and function: the one place that reads
  * them off a site. */
-#include "jvm/jni_function_names.h"
+#include "jvm/jni_table.h"
 #include "report/snapshot.h"
 
 uint8_t
@@ -24,7 +24,7 @@ const char *
 pw_snap_ref_function_name(uint32_t fn)
 {
     if (PW_FN_IS_LOCAL_REF(fn))
-        return fn - PW_FN_REF_LOCAL < PW_JNI_SLOTS ? pw_jni_function_names[fn - PW_FN_REF_LOCAL] : "?";
+        return pw_jni_slot_name(fn - PW_FN_REF_LOCAL);
     return pw_function_name(fn);
 }
 

@@ -15,7 +15,15 @@
 #include <string.h>
 #include <unistd.h>
 
-bool pw_snapshot_refs;
+/* refs=: reports carry a references section.  Written once by
+ * pw_snapshot_start, before the JNI table swap. */
+static bool refs_on;
+
+void
+pw_snapshot_start(const struct pw_options *o)
+{
+    refs_on = o->refs;
+}
 
 /* What the locked pass over the tables gathers, per site. */
 struct live_sum {
@@ -481,18 +489,6 @@ symbolise_all(struct pw_snapshot *snap)
         symbolise_ref_site(snap, &snap->ref_sites[i]);
 }
 
-static const char *
-release_name(uint32_t fn)
-{
-    static const char *const names[PW_FN_COUNT] = {
-        "ReleaseBooleanArrayElements", "ReleaseByteArrayElements",   "ReleaseCharArrayElements",
-        "ReleaseShortArrayElements",   "ReleaseIntArrayElements",    "ReleaseLongArrayElements",
-        "ReleaseFloatArrayElements",   "ReleaseDoubleArrayElements", "ReleasePrimitiveArrayCritical",
-        "ReleaseStringChars",          "ReleaseStringUTFChars",      "ReleaseStringCritical",
-    };
-    return fn < PW_FN_COUNT ? names[fn] : "?";
-}
-
 /* long_critical: the over-limit holds, longest and p99 of the site's. */
 static void
 long_critical(const struct pw_snapshot *snap, uint32_t site, struct pw_snap_finding *f)
@@ -523,10 +519,10 @@ finding_call(struct pw_snapshot *snap, const struct pw_finding_row *r, const str
             snap->totals.ref_findings += r->count;
         break;
     case PW_FINDING_LONG_CRITICAL:
-        f->call_function = site != NULL ? release_name(site->fn) : "?";
+        f->call_function = site != NULL ? pw_release_name(site->fn) : "?";
         long_critical(snap, r->site, f);
         break;
-    default: f->call_function = release_name(r->detail); break;
+    default: f->call_function = pw_release_name(r->detail); break;
     }
 }
 
@@ -596,7 +592,7 @@ methods_holding_pins(const struct pw_snapshot *snap)
 static void
 ref_figures(struct pw_snapshot *snap)
 {
-    snap->refs_on = pw_snapshot_refs;
+    snap->refs_on = refs_on;
     snap->totals.ref_live = snap->ref_totals.live;
     struct pw_refs_counts rc;
     pw_refs_counts_read(&rc);
@@ -626,12 +622,12 @@ take(struct pw_snapshot *snap, const char *reason, enum depth depth)
     snap->host[sizeof(snap->host) - 1] = '\0';
 
     struct figures fig;
-    if (!collect_figures(&fig, pw_snapshot_refs))
+    if (!collect_figures(&fig, refs_on))
         return false;
     snap->totals.unmatched_releases = fig.threads.unmatched;
     snap->totals.lost = fig.threads.lost;
     snap->totals.table_bytes = fig.threads.table_bytes + fig.leak_bytes;
-    snap->ref_totals.table_bytes = fig.threads.local_table_bytes + (pw_snapshot_refs ? pw_ref_table_memory() : 0);
+    snap->ref_totals.table_bytes = fig.threads.local_table_bytes + (refs_on ? pw_ref_table_memory() : 0);
     bool built = build_pin_sites(snap, &fig) && build_ref_sites(snap, &fig);
     figures_free(&fig);
     if (!built) {

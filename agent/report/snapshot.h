@@ -5,6 +5,7 @@
 #ifndef PW_SNAPSHOT_H
 #define PW_SNAPSHOT_H
 
+#include "base/options.h"
 #include "base/pinwatch.h"
 #include "tracking/findings.h"
 #include "jvm/java_stack.h"
@@ -165,8 +166,8 @@ PW_HIDDEN const char *pw_snap_ref_function_name(uint32_t fn);
 PW_HIDDEN uint8_t pw_snap_site_kind(const struct pw_site *site);
 PW_HIDDEN const char *pw_snap_site_function(const struct pw_site *site);
 
-/* Set at start: reports carry a references section. */
-PW_HIDDEN extern bool pw_snapshot_refs;
+/* refs= from o: whether reports carry a references section. */
+PW_HIDDEN void pw_snapshot_start(const struct pw_options *o);
 
 /* Returns false when memory ran out (nothing to free then). */
 PW_HIDDEN bool pw_snapshot_take(struct pw_snapshot *snap, const char *reason);
