@@ -75,7 +75,7 @@ hook_NewGlobalRef(JNIEnv *env, jobject obj)
     jobject r = pw_jni.NewGlobalRef(env, obj);
     struct pw_thread *t = entered(SLOT(NewGlobalRef), ret);
     if (r != NULL && PW_LIKELY(t != NULL))
-        pw_refs_global_made(env, t, PW_FN_REF_GLOBAL, r, ret);
+        pw_refs_global_made(env, t, PW_KIND_GLOBAL_REF, SLOT(NewGlobalRef), r, ret);
     return r;
 }
 
@@ -86,18 +86,18 @@ hook_NewWeakGlobalRef(JNIEnv *env, jobject obj)
     jweak r = pw_jni.NewWeakGlobalRef(env, obj);
     struct pw_thread *t = entered(SLOT(NewWeakGlobalRef), ret);
     if (r != NULL && PW_LIKELY(t != NULL))
-        pw_refs_global_made(env, t, PW_FN_REF_WEAK, r, ret);
+        pw_refs_global_made(env, t, PW_KIND_WEAK_REF, SLOT(NewWeakGlobalRef), r, ret);
     return r;
 }
 
 static void
-global_deleted(JNIEnv *env, uint32_t fn, jobject ref, void *ret, uint32_t slot)
+global_deleted(JNIEnv *env, enum pw_kind kind, jobject ref, void *ret, uint32_t slot)
 {
     struct pw_thread *t = entered(slot, ret);
-    enum pw_ref_delete d =
-        ref != NULL && PW_LIKELY(t != NULL) ? pw_refs_global_deleting(t, fn, ref, ret, slot) : PW_REF_DELETE_PASS;
+    enum pw_ref_delete d = ref != NULL && PW_LIKELY(t != NULL) ? pw_refs_global_deleting(t, kind, ref, ret, slot)
+                                                               : PW_REF_DELETE_PASS;
     if (d == PW_REF_DELETE_PASS)
-        d = fn == PW_FN_REF_WEAK ? PW_REF_DELETE_AS_WEAK : PW_REF_DELETE_AS_GLOBAL;
+        d = kind == PW_KIND_WEAK_REF ? PW_REF_DELETE_AS_WEAK : PW_REF_DELETE_AS_GLOBAL;
     if (d == PW_REF_DELETE_AS_WEAK)
         pw_jni.DeleteWeakGlobalRef(env, ref);
     else if (d == PW_REF_DELETE_AS_GLOBAL)
@@ -107,13 +107,13 @@ global_deleted(JNIEnv *env, uint32_t fn, jobject ref, void *ret, uint32_t slot)
 static void JNICALL
 hook_DeleteGlobalRef(JNIEnv *env, jobject ref)
 {
-    global_deleted(env, PW_FN_REF_GLOBAL, ref, PW_RETURN_ADDRESS(), SLOT(DeleteGlobalRef));
+    global_deleted(env, PW_KIND_GLOBAL_REF, ref, PW_RETURN_ADDRESS(), SLOT(DeleteGlobalRef));
 }
 
 static void JNICALL
 hook_DeleteWeakGlobalRef(JNIEnv *env, jweak ref)
 {
-    global_deleted(env, PW_FN_REF_WEAK, ref, PW_RETURN_ADDRESS(), SLOT(DeleteWeakGlobalRef));
+    global_deleted(env, PW_KIND_WEAK_REF, ref, PW_RETURN_ADDRESS(), SLOT(DeleteWeakGlobalRef));
 }
 
 /* --- local reference lifetimes --------------------------------------- */
