@@ -83,8 +83,8 @@ pw_thread_create(void)
     struct pw_thread *t = calloc(1, sizeof(*t));
     if (t == NULL)
         return NULL;
-    t->pins.sample_countdown = 1;
-    t->refs.sample_countdown = 1;
+    for (int k = 0; k < PW_KIND_COUNT; k++)
+        t->sites.sample_countdown[k] = 1;
     if (!pw_pin_table_init(&t->pins.table)) {
         free(t);
         return NULL;

@@ -82,13 +82,15 @@ struct pw_thread {
     /* Pins: tracking/tracker.c (returns.c moves them at return). */
     struct {
         struct pw_pin_table table;
-        int32_t pending;           /* live pins not yet published to threshold= (requests.h) */
-        uint32_t sample_countdown; /* Gets at a known site until the next stack sample */
+        int32_t pending; /* live pins not yet published to threshold= (requests.h) */
     } pins;
 
     /* Sites: tracking/tracker.c finds a call's site (pw_site_cache_slot)
      * and every tracking file counts into counts. */
     struct {
+        /* Per kind, calls at sites the cache knows until the next stack
+         * sample (tracker.c sample()): each kind samples on its own. */
+        uint32_t sample_countdown[PW_KIND_COUNT];
         struct pw_site_cache_entry cache[PW_SITE_CACHE];
         struct pw_thread_counts counts;
     } sites;
@@ -123,10 +125,9 @@ struct pw_thread {
          * (a natively attached thread), made on first use.  Only the owner
          * inserts and removes; a report reads it under its lock. */
         struct pw_local_table locals;
-        uint32_t local_depth;      /* PushLocalFrame depth outside any native method */
-        uint32_t thread_kind;      /* enum pw_thread_kind */
-        int32_t pending;           /* live references not yet published to ref_threshold= (requests.h) */
-        uint32_t sample_countdown; /* references made at a known site until the next stack sample */
+        uint32_t local_depth; /* PushLocalFrame depth outside any native method */
+        uint32_t thread_kind; /* enum pw_thread_kind */
+        int32_t pending;      /* live references not yet published to ref_threshold= (requests.h) */
         struct pw_local_frame local_frames[PW_LOCAL_FRAMES];
         uint32_t nlocal_frames;
         uint32_t recent_delete_next;

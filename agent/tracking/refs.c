@@ -67,7 +67,7 @@ deleted_before(struct pw_thread *t, uintptr_t handle, uint32_t *site)
 void
 pw_refs_global_made(JNIEnv *env, struct pw_thread *t, enum pw_kind kind, uint32_t slot, jobject ref, void *ret)
 {
-    uint32_t site = pw_track_site(env, t, kind, slot, ret, &t->refs.sample_countdown);
+    uint32_t site = pw_track_site(env, t, kind, slot, ret);
     struct pw_ref_info info = {.site = site, .t_ms = (uint32_t)pw_clock_ms()}, old;
     bool stored;
     pw_count_add(&pw_counts_of(&t->sites.counts, site)->acquired, 1);
@@ -149,7 +149,7 @@ peak_reached(struct pw_site *s, uint32_t site, uint32_t count, struct pw_frame *
 void
 pw_refs_local_made(JNIEnv *env, struct pw_thread *t, uint32_t slot, jobject ref, void *ret)
 {
-    uint32_t site = pw_track_site(env, t, PW_KIND_LOCAL_REF, slot, ret, &t->refs.sample_countdown);
+    uint32_t site = pw_track_site(env, t, PW_KIND_LOCAL_REF, slot, ret);
     struct pw_counts *c = pw_counts_of(&t->sites.counts, site);
     pw_count_add(&c->acquired, 1);
     struct pw_frame *f = pw_thread_top(t);

@@ -125,14 +125,13 @@ first_sight(JNIEnv *env, struct pw_thread *t, uint32_t id, void *ret, bool bound
 }
 
 /* Every PW_SAMPLE_PERIOD calls at known sites of one kind: the site's
- * stack again, if it is due.  countdown is the kind's own (pins.
- * sample_countdown, refs.sample_countdown). */
+ * stack again, if it is due. */
 /* Not marked cold: GCC would then move the countdown itself, which every
  * Get runs, out of the hooks' hot path. */
 static __attribute__((noinline)) void
-sample(uint32_t *countdown, uint32_t id, void *ret, bool bounded)
+sample(struct pw_thread *t, enum pw_kind kind, uint32_t id, void *ret, bool bounded)
 {
-    *countdown = PW_SAMPLE_PERIOD;
+    t->sites.sample_countdown[kind] = PW_SAMPLE_PERIOD;
     struct pw_site *site = pw_site_get(id);
     uint32_t now = (uint32_t)pw_clock_ms(), last = atomic_load_explicit(&site->sampled_ms, memory_order_relaxed);
     if (pw_tracker_stack_depth > 0 && now - last >= PW_SAMPLE_MS &&
@@ -164,8 +163,7 @@ site_missed(JNIEnv *env, struct pw_thread *t, struct pw_site_cache_entry *e, con
 }
 
 static inline __attribute__((always_inline)) const struct pw_site_cache_entry *
-site_of(JNIEnv *env, struct pw_thread *t, struct pw_frame **fp, enum pw_kind kind, uint32_t fn, void *ret,
-        uint32_t *countdown)
+site_of(JNIEnv *env, struct pw_thread *t, struct pw_frame **fp, enum pw_kind kind, uint32_t fn, void *ret)
 {
     struct pw_frame *f = *fp;
     const struct pw_method *m;
@@ -182,18 +180,18 @@ site_of(JNIEnv *env, struct pw_thread *t, struct pw_frame **fp, enum pw_kind kin
      * thunked method) or to the thread's start (a native thread). */
     bool bounded = f != NULL || m == &pw_method_native_thread;
     if (PW_LIKELY(pw_site_cache_holds(e, m, key, ret))) {
-        if (PW_UNLIKELY(--*countdown == 0))
-            sample(countdown, e->site, ret, bounded);
+        if (PW_UNLIKELY(--t->sites.sample_countdown[kind] == 0))
+            sample(t, kind, e->site, ret, bounded);
         return e;
     }
     return site_missed(env, t, e, m, kind, fn, ret, bounded);
 }
 
 uint32_t
-pw_track_site(JNIEnv *env, struct pw_thread *t, enum pw_kind kind, uint32_t fn, void *ret, uint32_t *countdown)
+pw_track_site(JNIEnv *env, struct pw_thread *t, enum pw_kind kind, uint32_t fn, void *ret)
 {
     struct pw_frame *f = pw_thread_top(t);
-    return site_of(env, t, &f, kind, fn, ret, countdown)->site;
+    return site_of(env, t, &f, kind, fn, ret)->site;
 }
 
 /* counts: this thread's counters for the site, or NULL to look them up. */
@@ -238,7 +236,7 @@ pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const voi
     /* The top frame is found once: the stores in between would make the
      * compiler look for it again. */
     struct pw_frame *f = pw_thread_top(t);
-    const struct pw_site_cache_entry *e = site_of(env, t, &f, PW_KIND_PIN, fn, ret, &t->pins.sample_countdown);
+    const struct pw_site_cache_entry *e = site_of(env, t, &f, PW_KIND_PIN, fn, ret);
     acquire(t, f, e->site, e->counts, e->suppressed, fn, ptr, size, ref);
 }
 

@@ -18,24 +18,15 @@ PW_HIDDEN extern int pw_tracker_java_depth;
 
 /* A site's native stack is taken again at most every PW_SAMPLE_MS (looked
  * at every PW_SAMPLE_PERIOD calls of a thread at known sites of one kind,
- * counted down in *countdown, the kind's own), so that a site reached along
+ * counted down in the kind's sites.sample_countdown), so that a site reached along
  * several paths shows them while a hot site costs next to nothing. */
 #define PW_SAMPLE_PERIOD 64
 #define PW_SAMPLE_MS 50
 
 /* The site of a call made from ret on this thread, of kind and function
- * fn (an enum pw_function for pins, a JNI table slot for references).
- * countdown: the kind's sampling countdown in struct pw_thread.  env is
- * used only after a late attach, to bind a method anew. */
-PW_HIDDEN uint32_t pw_track_site(JNIEnv *env, struct pw_thread *t, enum pw_kind kind, uint32_t fn, void *ret,
-                                 uint32_t *countdown);
-
-/* The site of a pin's Get (fn an enum pw_function). */
-static inline uint32_t
-pw_track_pin_site(JNIEnv *env, struct pw_thread *t, enum pw_function fn, void *ret)
-{
-    return pw_track_site(env, t, PW_KIND_PIN, fn, ret, &t->pins.sample_countdown);
-}
+ * fn (an enum pw_function for pins, a JNI table slot for references).  env
+ * is used only after a late attach, to bind a method anew. */
+PW_HIDDEN uint32_t pw_track_site(JNIEnv *env, struct pw_thread *t, enum pw_kind kind, uint32_t fn, void *ret);
 
 /* A Get returned ptr (never NULL) of size bytes, from object ref. */
 PW_HIDDEN void pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size,
