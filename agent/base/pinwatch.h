@@ -59,6 +59,14 @@ enum pw_function {
     PW_FN_COUNT
 };
 
+/* The two functions that open a critical region rather than hand out a
+ * copy or a pin the JVM keeps no count of. */
+static inline bool
+pw_fn_is_critical(uint32_t fn)
+{
+    return fn == PW_FN_ARRAY_CRITICAL || fn == PW_FN_STRING_CRITICAL;
+}
+
 PW_HIDDEN const char *pw_function_name(enum pw_function fn);
 
 #endif

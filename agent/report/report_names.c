@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What reports call a row's function and a reference row's kind. */
-#include "jvm/jni_function_names.h"
+#include "jvm/jni_table.h"
 #include "report/snapshot.h"
 
 const char *
@@ -13,6 +13,6 @@ const char *
 pw_snap_function_name(uint8_t kind, uint32_t fn)
 {
     if (kind != PW_KIND_PIN)
-        return fn < PW_JNI_SLOTS ? pw_jni_function_names[fn] : "?";
+        return pw_jni_slot_name(fn);
     return pw_function_name(fn);
 }

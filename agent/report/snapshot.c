@@ -53,7 +53,15 @@ add_pin(uintptr_t key, const struct pw_pin_info *info, void *arg)
     return false;
 }
 
-bool pw_snapshot_refs;
+/* refs=: reports carry a references section.  Written once by
+ * pw_snapshot_start, before the JNI table swap. */
+static bool refs_on;
+
+void
+pw_snapshot_start(const struct pw_options *o)
+{
+    refs_on = o->refs;
+}
 
 static bool
 add_local(uintptr_t handle, const struct pw_local_info *info, void *arg)
@@ -382,7 +390,7 @@ take(struct pw_snapshot *snap, const char *reason, enum depth depth)
         pw_pin_table_unlock(&t->pins.table);
     pw_threads_read_unlock();
     pass.leaked = false;
-    if (pw_snapshot_refs) {
+    if (refs_on) {
         pw_ref_table_visit(add_ref, &pass);
         snap->ref_totals.table_bytes += pw_ref_table_memory();
     }
@@ -472,7 +480,7 @@ take(struct pw_snapshot *snap, const char *reason, enum depth depth)
 
     snap->nrows = group_rows(snap->sites, npins, snap->rows, by_live_bytes);
     snap->nrefs = group_rows(snap->sites + npins, snap->nsites - npins, snap->refs, by_live);
-    snap->refs_on = pw_snapshot_refs;
+    snap->refs_on = refs_on;
     snap->totals.ref_live = snap->ref_totals.live;
     struct pw_refs_counts rc;
     pw_refs_counts_read(&rc);

@@ -51,9 +51,10 @@ pw_crossing_publish(struct pw_crossing *c, int32_t *pending_count)
 }
 
 void
-pw_requests_init(uint64_t threshold)
+pw_requests_start(const struct pw_options *o)
 {
-    pw_crossing_start(&pw_pin_crossing, threshold);
+    pw_crossing_start(&pw_pin_crossing, o->threshold);
+    pw_crossing_start(&pw_ref_crossing, o->refs ? o->ref_threshold : 0);
     /* Deadlines are monotonic: a clock set back must not stall interval
      * reports. */
     pthread_condattr_t cattr;
@@ -62,12 +63,6 @@ pw_requests_init(uint64_t threshold)
     pthread_cond_init(&wake, &cattr);
     pthread_cond_init(&notes_done, &cattr);
     pthread_condattr_destroy(&cattr);
-}
-
-void
-pw_requests_refs_init(uint64_t threshold)
-{
-    pw_crossing_start(&pw_ref_crossing, threshold);
 }
 
 void

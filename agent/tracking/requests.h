@@ -12,6 +12,7 @@
 #ifndef PW_REQUESTS_H
 #define PW_REQUESTS_H
 
+#include "base/options.h"
 #include "state/thread_state.h"
 
 #include <time.h>
@@ -24,8 +25,9 @@
  * mark; the mark then doubles past it.  One for pins (threshold=), one for
  * references (ref_threshold=); a new kind adds its own. */
 struct pw_crossing {
-    /* Written once at start (pw_crossing_start), before the JNI table swap;
-     * read on every count, so kept off the line threads publish to. */
+    /* Read by every count; written once by pw_requests_start (through
+     * pw_crossing_start), before the JNI table swap.  Kept off the line
+     * threads publish to. */
     bool on;
     _Alignas(64) _Atomic int64_t published; /* the sum of what threads published */
     _Atomic uint64_t next;                  /* the mark that asks for the next report */
@@ -52,8 +54,10 @@ pw_crossing_count(struct pw_crossing *c, int32_t *pending, int delta)
         pw_crossing_publish(c, pending);
 }
 
-/* threshold: live pins that ask for the first report (0: never). */
-PW_HIDDEN void pw_requests_init(uint64_t threshold);
+/* threshold= (live pins that ask for the first report, 0: never) and,
+ * with refs=on, ref_threshold= from o: pw_pin_crossing and
+ * pw_ref_crossing.  Before the JNI table swap. */
+PW_HIDDEN void pw_requests_start(const struct pw_options *o);
 
 /* A pin taken (+1) or released (-1), suppressed ones excluded. */
 static inline void
@@ -62,10 +66,9 @@ pw_requests_count(struct pw_thread *t, int delta)
     pw_crossing_count(&pw_pin_crossing, &t->pins.pending, delta);
 }
 
-/* ref_threshold: live global and weak references, and live locals of
- * natively attached threads, that ask for a report (0: never). */
-PW_HIDDEN void pw_requests_refs_init(uint64_t threshold);
-
+/* A reference made (+1) or deleted or freed (-1): ref_threshold= counts
+ * live global and weak references, and live locals of natively attached
+ * threads, on pw_ref_crossing. */
 static inline void
 pw_requests_ref_count(struct pw_thread *t, int delta)
 {

@@ -87,8 +87,8 @@ both_kinds(void)
 {
     struct pw_thread *t = calloc(1, sizeof(*t));
     CHECK(t != NULL, "no memory");
-    pw_requests_init(64);
-    pw_requests_refs_init(32);
+    struct pw_options o = {.threshold = 64, .refs = true, .ref_threshold = 32};
+    pw_requests_start(&o);
     struct timespec past = {0};
     struct pw_requests *got = calloc(1, sizeof(*got));
     CHECK(got != NULL, "no memory");
