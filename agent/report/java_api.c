@@ -101,7 +101,7 @@ api_site(JNIEnv *env, jclass cls, jint id)
     if (site->method != NULL && strcmp(pw_method_name(site->method), "<unnamed native method>") == 0 &&
         jvmti != NULL)
         pw_methods_name_all(jvmti);
-    uint8_t kind = pw_snap_site_kind(site);
+    uint8_t kind = site->kind;
     const char *text[4] = {
         pw_method_name(site->method),
         pw_method_signature(site->method),

@@ -135,7 +135,7 @@ count_active(const struct figures *fig, bool refs)
 {
     size_t n = 0;
     for (uint32_t i = 0; i < fig->nsites; i++)
-        n += site_active(fig, i) && (pw_snap_site_kind(pw_site_get(i)) != PW_KIND_PIN) == refs;
+        n += site_active(fig, i) && (pw_site_get(i)->kind != PW_KIND_PIN) == refs;
     return n;
 }
 
@@ -150,7 +150,7 @@ build_pin_sites(struct pw_snapshot *snap, const struct figures *fig)
     struct pw_snap_totals *t = &snap->totals;
     for (uint32_t i = 0; i < fig->nsites; i++) {
         const struct pw_site *site = pw_site_get(i);
-        if (!site_active(fig, i) || pw_snap_site_kind(site) != PW_KIND_PIN)
+        if (!site_active(fig, i) || site->kind != PW_KIND_PIN)
             continue;
         const struct pw_counts *c = &fig->threads.counts[i];
         const struct live_sum *sum = &fig->sums[i];
@@ -160,7 +160,7 @@ build_pin_sites(struct pw_snapshot *snap, const struct figures *fig)
             .ret = (uintptr_t)site->ret,
             .acquired = c->acquired,
             .released = c->released,
-            .commits = c->commits,
+            .commits = c->pin.commits,
             .live = sum->live,
             .live_bytes = sum->bytes,
             .leaked = sum->leaked,
@@ -208,7 +208,7 @@ build_ref_sites(struct pw_snapshot *snap, const struct figures *fig)
         return false;
     for (uint32_t i = 0; i < fig->nsites; i++) {
         const struct pw_site *site = pw_site_get(i);
-        uint8_t kind = pw_snap_site_kind(site);
+        uint8_t kind = site->kind;
         if (!site_active(fig, i) || kind == PW_KIND_PIN)
             continue;
         const struct pw_counts *c = &fig->threads.counts[i];
@@ -218,7 +218,7 @@ build_ref_sites(struct pw_snapshot *snap, const struct figures *fig)
             .ret = (uintptr_t)site->ret,
             .created = c->acquired,
             .deleted = c->released,
-            .freed = c->freed,
+            .freed = c->ref.freed,
             .live = fig->sums[i].live,
             .oldest_age_ms = oldest_age_ms(fig, i),
             .peak = pw_site_ref_peak(site),
@@ -238,7 +238,7 @@ by_method(const struct pw_site *x, const struct pw_site *y)
     if (c == 0)
         c = strcmp(pw_method_signature(x->method), pw_method_signature(y->method));
     if (c == 0)
-        c = (int)pw_snap_site_kind(x) - (int)pw_snap_site_kind(y);
+        c = (int)x->kind - (int)y->kind;
     return c != 0 ? c : (int)x->fn - (int)y->fn;
 }
 
@@ -301,7 +301,7 @@ static bool
 new_row(const char *last_method, const char *last_signature, uint32_t last_fn, uint8_t last_kind,
         const struct pw_site *site)
 {
-    return last_method == NULL || last_fn != site->fn || last_kind != pw_snap_site_kind(site) ||
+    return last_method == NULL || last_fn != site->fn || last_kind != site->kind ||
            strcmp(last_method, pw_method_name(site->method)) != 0 ||
            strcmp(last_signature, pw_method_signature(site->method)) != 0;
 }
@@ -348,7 +348,7 @@ group_ref_rows(struct pw_snapshot *snap)
             row = &snap->refs[snap->nrefs++];
             *row = (struct pw_snap_ref_row){.method = pw_method_name(site->method),
                                             .signature = pw_method_signature(site->method),
-                                            .kind = pw_snap_site_kind(site),
+                                            .kind = site->kind,
                                             .fn = site->fn,
                                             .sites = s};
         }

@@ -76,7 +76,7 @@ struct pw_snap_ref_site {
 struct pw_snap_ref_row {
     const char *method, *signature; /* owned by the method records */
     uint8_t kind;                   /* enum pw_kind: global, weak or local */
-    uint32_t fn;                    /* the function that made them (pw_snap_ref_function_name) */
+    uint32_t fn;                    /* the JNI slot of the function that made them */
     uint64_t created, deleted, freed, live;
     uint64_t oldest_age_ms;
     uint32_t peak;
@@ -161,9 +161,8 @@ struct pw_snapshot {
 PW_HIDDEN const char *pw_snap_ref_kind(uint8_t kind);
 /* The JNI function that made a reference row's references. */
 PW_HIDDEN const char *pw_snap_ref_function_name(uint32_t fn);
-/* A site's kind (enum pw_kind), and the function it names: a pin's acquire
- * function, or the JNI function that made a reference. */
-PW_HIDDEN uint8_t pw_snap_site_kind(const struct pw_site *site);
+/* The function a site names: a pin's acquire function, or the JNI function
+ * that made a reference. */
 PW_HIDDEN const char *pw_snap_site_function(const struct pw_site *site);
 
 /* refs= from o: whether reports carry a references section. */

@@ -9,6 +9,7 @@
 _Static_assert(offsetof(struct pw_thread, depth) == PW_T_DEPTH, "native_entry.S");
 _Static_assert(offsetof(struct pw_thread, serial) == PW_T_SERIAL, "native_entry.S");
 _Static_assert(offsetof(struct pw_thread, too_deep) == PW_T_TOO_DEEP, "native_entry.S");
+_Static_assert(offsetof(struct pw_thread, critical) == PW_T_CRITICAL, "jni_guard.S");
 _Static_assert(offsetof(struct pw_thread, frames) == PW_T_FRAMES, "native_entry.S");
 _Static_assert(offsetof(struct pw_thread, va_env) == PW_T_VA_ENV, "va_forward.S");
 _Static_assert(offsetof(struct pw_thread, va_ret) == PW_T_VA_RET, "va_forward.S");
@@ -37,7 +38,7 @@ move_to_leaks(uintptr_t key, const struct pw_pin_info *info, void *arg)
 {
     struct pw_thread *t = arg;
     if (!pw_leak_table_insert(key, info))
-        pw_count_add(&t->counts.lost, 1);
+        pw_count_add(&t->sites.counts.lost, 1);
     return true;
 }
 
@@ -49,20 +50,19 @@ thread_ended(void *arg)
     if (before_retire != NULL)
         before_retire(t);
     pthread_rwlock_wrlock(&registry_lock);
-    pw_pin_table_lock(&t->pins);
-    pw_pin_table_visit(&t->pins, move_to_leaks, t);
-    pw_pin_table_unlock(&t->pins);
-    pw_thread_counts_add_to(&t->counts, retired_counts, PW_MAX_SITES);
-    retired_unmatched += t->counts.unmatched_releases;
-    retired_lost += t->counts.lost;
+    pw_pin_table_lock(&t->pins.table);
+    pw_pin_table_visit(&t->pins.table, move_to_leaks, t);
+    pw_pin_table_unlock(&t->pins.table);
+    pw_thread_counts_add_to(&t->sites.counts, retired_counts, PW_MAX_SITES);
+    retired_unmatched += t->sites.counts.unmatched_releases;
+    retired_lost += t->sites.counts.lost;
     *t->prevp = t->next;
     if (t->next != NULL)
         t->next->prevp = t->prevp;
     pthread_rwlock_unlock(&registry_lock);
-    pw_pin_table_free(&t->pins);
-    if (t->locals.slots != NULL)
-        pw_pin_table_free(&t->locals);
-    pw_thread_counts_free(&t->counts);
+    pw_pin_table_free(&t->pins.table);
+    pw_local_table_free(&t->refs.locals);
+    pw_thread_counts_free(&t->sites.counts);
     free(t);
 }
 
@@ -84,15 +84,16 @@ pw_thread_create(void)
     struct pw_thread *t = calloc(1, sizeof(*t));
     if (t == NULL)
         return NULL;
-    t->sample_countdown = 1;
-    if (!pw_pin_table_init(&t->pins)) {
+    for (int k = 0; k < PW_KIND_COUNT; k++)
+        t->sites.sample_countdown[k] = 1;
+    if (!pw_pin_table_init(&t->pins.table)) {
         free(t);
         return NULL;
     }
     /* The key's destructor runs when the thread exits, whether the JVM
      * made it or it attached itself and never detached. */
     if (pthread_setspecific(exit_key, t) != 0) {
-        pw_pin_table_free(&t->pins);
+        pw_pin_table_free(&t->pins.table);
         free(t);
         return NULL;
     }
@@ -112,10 +113,10 @@ struct locals_visit {
     void *arg;
 };
 
-/* A natively attached thread's locals are kept in a pin table (site and
- * time made); the visitor sees them as the references they are. */
+/* A natively attached thread's locals, handed to the visitor as the
+ * references they are (site and time made). */
 static bool
-visit_local(uintptr_t handle, const struct pw_pin_info *info, void *arg)
+visit_local(uintptr_t handle, const struct pw_local_info *info, void *arg)
 {
     const struct locals_visit *v = arg;
     v->fn(handle, &(struct pw_ref_info){.site = info->site, .t_ms = info->t_ms}, v->arg);
@@ -126,19 +127,15 @@ static void
 add_thread(struct pw_thread *t, struct pw_thread_pass *sums, pw_pin_visit_fn pins,
            const struct locals_visit *locals, void *arg)
 {
-    pw_thread_counts_add_to(&t->counts, sums->counts, sums->nsites);
-    sums->table_bytes += pw_pin_table_memory(&t->pins) + sizeof(*t);
-    sums->unmatched += pw_count_read(&t->counts.unmatched_releases);
-    sums->lost += pw_count_read(&t->counts.lost);
+    pw_thread_counts_add_to(&t->sites.counts, sums->counts, sums->nsites);
+    sums->table_bytes += pw_pin_table_memory(&t->pins.table) + sizeof(*t);
+    sums->unmatched += pw_count_read(&t->sites.counts.unmatched_releases);
+    sums->lost += pw_count_read(&t->sites.counts.lost);
     if (pins != NULL)
-        pw_pin_table_visit(&t->pins, pins, arg);
-    if (t->locals.slots != NULL) {
-        pw_pin_table_lock(&t->locals);
-        if (locals->fn != NULL)
-            pw_pin_table_visit(&t->locals, visit_local, (void *)locals);
-        sums->local_table_bytes += pw_pin_table_memory(&t->locals);
-        pw_pin_table_unlock(&t->locals);
-    }
+        pw_pin_table_visit(&t->pins.table, pins, arg);
+    if (locals->fn != NULL)
+        pw_local_table_visit(&t->refs.locals, visit_local, (void *)locals);
+    sums->local_table_bytes += pw_local_table_memory(&t->refs.locals);
 }
 
 void
@@ -155,13 +152,13 @@ pw_threads_pass(struct pw_thread_pass *sums, pw_pin_visit_fn pins,
     sums->lost = retired_lost;
     sums->table_bytes = sums->local_table_bytes = 0;
     for (struct pw_thread *t = registry; t != NULL; t = t->next)
-        pw_pin_table_lock(&t->pins);
+        pw_pin_table_lock(&t->pins.table);
     for (struct pw_thread *t = registry; t != NULL; t = t->next)
         add_thread(t, sums, pins, &lv, arg);
     if (under_lock != NULL)
         under_lock(arg);
     for (struct pw_thread *t = registry; t != NULL; t = t->next)
-        pw_pin_table_unlock(&t->pins);
+        pw_pin_table_unlock(&t->pins.table);
     pthread_rwlock_unlock(&registry_lock);
 }
 
