@@ -715,7 +715,7 @@ pw_report_html(struct pw_buf *b, const char *file, const struct pw_dumps *d)
     pw_buf_puts(b,
                 "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                 "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
-                "<meta name=\"generator\" content=\"pinwatch " PW_CLI_VERSION "\">\n<title>pinwatch: ");
+                "<meta name=\"generator\" content=\"pinwatch " PINWATCH_VERSION "\">\n<title>pinwatch: ");
     esc(b, base);
     pw_buf_puts(b, "</title>\n");
     pw_buf_puts(b, style);
@@ -1105,7 +1105,7 @@ pw_report_html_fleet(struct pw_buf *b, const struct pw_fleet *f)
     pw_buf_puts(b,
                 "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                 "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
-                "<meta name=\"generator\" content=\"pinwatch " PW_CLI_VERSION "\">\n<title>pinwatch: ");
+                "<meta name=\"generator\" content=\"pinwatch " PINWATCH_VERSION "\">\n<title>pinwatch: ");
     pw_buf_printf(b, "%zu JVMs</title>\n", f->nprocs);
     pw_buf_puts(b, style);
     pw_buf_puts(b, "</head>\n<body>\n<header><h1><span>pinwatch</span> JNI pin report</h1><p>");
