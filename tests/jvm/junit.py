@@ -3,9 +3,9 @@
 """The JUnit 5 extension in a real Maven build: examples/junit's `mvn -B test`
 (Maven Central, Surefire's argLine carrying -agentpath) on one JDK.
 
-    junit_cases.py CASE --jdk-name jdk17 --jdk-home DIR --agent libpinwatch.so
-                   --api-jar pinwatch-api.jar --junit-jar pinwatch-junit.jar
-                   --native-dir DIR --project examples/junit --repo BUILD-m2 --version 0.1.0
+    junit.py CASE --jdk-name jdk17 --jdk-home DIR --agent libpinwatch.so
+             --api-jar pinwatch-api.jar --junit-jar pinwatch-junit.jar
+             --native-dir DIR --project examples/junit --repo BUILD-m2 --version 0.1.0
 
 CASE maven: the default run fails exactly the two leaking tests of
 ChecksumTest, with pinwatch's table naming method, function, count, bytes
@@ -28,6 +28,8 @@ import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+
+from harness import Case
 
 SKIP = 77
 CONCURRENT = ('pinwatch cannot tell which of two tests running at once leaked a pin: ParallelTest.%s() ran '
@@ -88,9 +90,14 @@ def leak_message(test, pins, nbytes, line):
         % (re.escape(test), pins, nbytes, pins, nbytes, pins, nbytes, line))
 
 
+# The cases (group `junit` of tests/jvm/cases.py --list), each a branch of main():
+# meson's timeout in seconds, and one at a time (they share BUILD_DIR-m2).
+CASES = {case: Case(None, 900, serial=True) for case in ('maven', 'maven-parallel', 'maven-noagent')}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument('case', choices=['maven', 'maven-parallel', 'maven-noagent'])
+    p.add_argument('case', choices=sorted(CASES))
     for opt in ('--jdk-name', '--jdk-home', '--agent', '--api-jar', '--junit-jar', '--native-dir',
                 '--project', '--repo', '--version'):
         p.add_argument(opt, required=True)
