@@ -17,7 +17,7 @@
 
 /* Methods are only compared by address here: two stand-ins are enough. */
 static const char fake_methods[2];
-#define METHOD(i) ((i) == 0 ? &pw_method_native_thread : (const struct pw_method *)&fake_methods[(i) - 1])
+#define METHOD(i) ((i) == 0 ? &pw_method_native_thread : (const struct pw_method *)&fake_methods[(i)-1])
 
 #define NKEYS 3000
 #define THREADS 4
@@ -58,7 +58,8 @@ check_keys_apart(void)
     uint32_t r = INTERN(METHOD(0), fn_of(0), ret_of(NKEYS));
     CHECK(m != ids[0] && f != ids[0] && r != ids[0] && m != f && f != r && m != r,
           "one part apart, yet one site: %u %u %u %u", ids[0], m, f, r);
-    CHECK(pw_site_get(PW_MAX_SITES + 5) == pw_site_get(PW_SITE_OVERFLOW), "an id out of range is not the overflow");
+    CHECK(pw_site_get(PW_MAX_SITES + 5) == pw_site_get(PW_SITE_OVERFLOW),
+          "an id out of range is not the overflow");
 }
 
 struct worker {
@@ -112,7 +113,8 @@ check_threads(void)
     uint64_t acquired = 0, released = 0, carried = 0;
     for (uint32_t id = 0; id < n; id++) {
         if (id < before) {
-            CHECK(sums[id].acquired == 0 && sums[id].released == 0, "site %u counted by no thread has counts", id);
+            CHECK(sums[id].acquired == 0 && sums[id].released == 0, "site %u counted by no thread has counts",
+                  id);
             continue;
         }
         /* Every thread counted each of its sites once: 1 + 2 + 3 + 4. */
@@ -148,7 +150,8 @@ check_overflow(void)
     CHECK(INTERN(METHOD(1), fn_of(i), ret_of(200000 + i)) == PW_SITE_OVERFLOW, "a site past the limit has an id");
     CHECK(pw_site_count() == PW_MAX_SITES, "count past the limit: %u", pw_site_count());
     for (uint32_t k = 0; k < NKEYS; k++)
-        CHECK(INTERN(METHOD(k % 3), fn_of(k), ret_of(k)) == ids[k], "key %u lost its id when the table filled", k);
+        CHECK(INTERN(METHOD(k % 3), fn_of(k), ret_of(k)) == ids[k], "key %u lost its id when the table filled",
+              k);
     CHECK(pw_site_get(PW_SITE_OVERFLOW)->method == NULL, "the overflow site has a method");
 }
 
