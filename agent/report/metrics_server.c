@@ -36,7 +36,8 @@
 #define WRITE_MS 5000
 #define BACKLOG 8
 
-static const struct pw_options *options;
+/* A copy: written once by pw_metrics_server_start, before the thread starts. */
+static struct pw_options options;
 static int listen_fd = -1;
 
 /* Waits for fd to be ready for events until deadline; false when the time
@@ -145,7 +146,7 @@ serve(int fd)
     }
     struct pw_strbuf text;
     pw_strbuf_init(&text);
-    if (pw_report_metrics(options, answer.openmetrics, &text))
+    if (pw_report_metrics(&options, answer.openmetrics, &text))
         respond(fd, 200,
                 answer.openmetrics ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
                                    : "text/plain; version=0.0.4; charset=utf-8",
@@ -208,7 +209,9 @@ describe(char *out, size_t len, const struct pw_options *opts)
 bool
 pw_metrics_server_start(const struct pw_options *opts)
 {
-    options = opts;
+    if (opts->metrics_port == 0)
+        return true;
+    options = *opts;
     char where[96];
     describe(where, sizeof(where), opts);
     struct sockaddr_storage addr;
