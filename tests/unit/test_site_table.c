@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The site table (agent/state/site_table.c), as the agent built it: a site
  * interned once into a dense id that stays its own, distinct keys (method,
- * function, call site) apart, interning from many threads at once agreeing
+ * kind, function, call site) apart, interning from many threads at once agreeing
  * on every id, the overflow site once PW_MAX_SITES are taken, and per-thread
  * counters that add up exactly. */
 #include "state/methods.h"
@@ -11,9 +11,8 @@
 #include <pthread.h>
 #include <string.h>
 
-/* The one call into the table's interning, so a change of its key is one
- * line here. */
-#define INTERN(method, fn, ret) pw_site_intern((method), (fn), (ret))
+/* Pin sites; the key's kind is checked on its own below. */
+#define INTERN(method, fn, ret) pw_site_intern((method), PW_KIND_PIN, (fn), (ret))
 
 /* Methods are only compared by address here: two stand-ins are enough. */
 static const char fake_methods[2];
@@ -56,8 +55,15 @@ check_keys_apart(void)
     uint32_t m = INTERN(METHOD(1), fn_of(0), ret_of(0));
     uint32_t f = INTERN(METHOD(0), fn_of(1), ret_of(0));
     uint32_t r = INTERN(METHOD(0), fn_of(0), ret_of(NKEYS));
-    CHECK(m != ids[0] && f != ids[0] && r != ids[0] && m != f && f != r && m != r,
-          "one part apart, yet one site: %u %u %u %u", ids[0], m, f, r);
+    uint32_t k = pw_site_intern(METHOD(0), PW_KIND_GLOBAL_REF, fn_of(0), ret_of(0));
+    uint32_t apart[] = {ids[0], m, f, r, k};
+    for (int a = 0; a < 5; a++)
+        for (int b = a + 1; b < 5; b++)
+            CHECK(apart[a] != apart[b], "keys %d and %d one part apart, yet one site %u", a, b, apart[a]);
+    CHECK(pw_site_get(k)->kind == PW_KIND_GLOBAL_REF && pw_site_get(ids[0])->kind == PW_KIND_PIN,
+          "a site's kind is not its key's");
+    CHECK(pw_site_intern(METHOD(0), PW_KIND_GLOBAL_REF, fn_of(0), ret_of(0)) == k,
+          "a reference site: another id");
     CHECK(pw_site_get(PW_MAX_SITES + 5) == pw_site_get(PW_SITE_OVERFLOW),
           "an id out of range is not the overflow");
 }
