@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* `pinwatch report`: one self-contained HTML page from a JSON Lines file. */
+/* `pinwatch report`: one self-contained HTML page from a JSON Lines file.
+ * The pages are assembled from the parts in html/ (page shell, growth chart,
+ * flame graph, tables); html/file_page.c and html/fleet_page.c build them. */
 #ifndef PW_CLI_REPORT_HTML_H
 #define PW_CLI_REPORT_HTML_H
 

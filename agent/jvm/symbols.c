@@ -23,9 +23,27 @@ static pthread_mutex_t dwfl_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static char *debuginfo_path = NULL;
 
+/* Separate debug files are looked for by build id under the debuginfo path
+ * (/usr/lib/debug/.build-id/, where Debian's, Ubuntu's and Fedora's debug
+ * packages put them), and nowhere else.  dwfl_standard_find_debuginfo ends,
+ * for any library without local debug information (libjvm.so, libc), with
+ * a debuginfod query: in elfutils 0.188 that dlopens libdebuginfod and its
+ * libcurl, GnuTLS and Kerberos (7.3 MB of resident memory, measured, kept
+ * for the life of the process), and with DEBUGINFOD_URLS set (Debian's
+ * profile sets it) it would download debug files from the report thread of
+ * a production JVM.  A library's own symbol table still names its frames. */
+static int
+find_debuginfo_locally(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                       const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+                       char **debuginfo_file_name)
+{
+    return dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name, debuglink_file, debuglink_crc,
+                                        debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks callbacks = {
     .find_elf = dwfl_linux_proc_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_debuginfo = find_debuginfo_locally,
     .debuginfo_path = &debuginfo_path,
 };
 

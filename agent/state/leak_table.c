@@ -46,10 +46,16 @@ shard_of(uint64_t h)
     return &shards[PW_HASH_TOP(h, SHARD_BITS)];
 }
 
-/* Capacity need not be a power of two: growing by 1.6 instead of 2 keeps
- * the average load near 0.7, which is what holds memory per pin down.  The
- * bits below the shard's own are scaled onto [0, capacity) (Lemire's
- * multiply-shift range reduction). */
+/* Capacity need not be a power of two.  A shard grows by a quarter when it
+ * is 85 % full, so its load stays between 0.68 and 0.85; and the shards
+ * start at staggered capacities (staggered()), so that they do not all
+ * grow at one count and the table's load as a whole stays near the middle
+ * of that range instead of swinging with them: 23-29 bytes a pin of 20-byte
+ * slots, at any count.  Growing by 1.6, in step, a million leaks had just
+ * grown every shard and took 36.7 bytes a pin.  The price is more moves:
+ * about 5 per pin over its life instead of 2.7, at leak time only, under
+ * one shard's lock.  The bits below the shard's own are scaled onto
+ * [0, capacity) (Lemire's multiply-shift range reduction). */
 static inline size_t
 home(size_t capacity, uint64_t h)
 {
@@ -65,10 +71,18 @@ put(struct leak_slot *slots, size_t capacity, const struct leak_slot *in, uint64
     slots[i] = *in;
 }
 
+/* Shard n's first capacity: MIN_CAPACITY grown by n/SHARDS of one step. */
+static size_t
+staggered(const struct shard *s)
+{
+    size_t n = (size_t)(s - shards);
+    return MIN_CAPACITY + MIN_CAPACITY * n / (SHARDS * 4);
+}
+
 static bool
 grow(struct shard *s)
 {
-    size_t capacity = s->capacity < MIN_CAPACITY ? MIN_CAPACITY : s->capacity + s->capacity * 3 / 5;
+    size_t capacity = s->capacity == 0 ? staggered(s) : s->capacity + s->capacity / 4;
     struct leak_slot *fresh = pw_table_alloc(capacity * sizeof(*fresh));
     if (fresh == NULL)
         return false;

@@ -113,8 +113,9 @@ PW_HIDDEN struct pw_pin_slot *pw_pin_table_slot(struct pw_pin_table *tab, uintpt
  * is the second).  A compare-and-swap, not a store: with a plain store the
  * other thread's two swaps could both land between the owner's load and its
  * store, and both releases would count and reach the JVM.  Its cost on the
- * long[4] pair is in README ("Exact under racing releases").  Stores before
- * it (the release ring) are seen by any thread that sees the slot taken. */
+ * long[4] pair is in agent/HOW-IT-WORKS.md ("Exact under racing
+ * releases").  Stores before it (the release ring) are seen by any thread
+ * that sees the slot taken. */
 static inline bool
 pw_pin_table_take_slot(struct pw_pin_slot *s, uintptr_t key)
 {

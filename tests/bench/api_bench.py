@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""The Java API's costs (README, "In the test run"); prints figures, passes
+"""The Java API's costs (tests/bench/README.md, "The Java API"); prints figures, passes
 or fails nothing.
 
     python3 tests/bench/api_bench.py --build build [--jdk-home DIR]...
