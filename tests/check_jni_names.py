@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""jni-function-names: agent/jvm/jni_function_names.h must list the slots
-of struct JNINativeInterface_ exactly, in order (reserved0-3 first): the
+"""jni-function-names: pw_jni_function_names[] (agent/jvm/jni_table.c) must
+list the slots of struct JNINativeInterface_ exactly, in order (reserved0-3
+first), and PW_JNI_SLOTS (agent/jvm/jni_table.h) must count them: the
 jni_in_critical finding names a JNI function by its slot, and the guard
 covers the slots the running JVM's table has.  Each JDK's jni.h must be a
 prefix of the list (JDK 17's is the oldest, later JDKs only append), and
-pw_jni_table_sizes must give, for the newest JNI_VERSION_* a jni.h defines
-(the version that JDK's GetVersion reports), exactly that jni.h's number of
-slots.
+table_sizes[] (jni_table.c) must give, for the newest JNI_VERSION_* a jni.h
+defines (the version that JDK's GetVersion reports), exactly that jni.h's
+number of slots.
 
-    check_jni_names.py agent/jvm/jni_function_names.h --jdk jdk17=DIR [--jdk jdk25=DIR ...]
+    check_jni_names.py agent/jvm/jni_table.h agent/jvm/jni_table.c --jdk jdk17=DIR [--jdk jdk25=DIR ...]
 
 Exit status 0 pass, 1 fail, 77 skip (JDK 17's jni.h not found).
 """
@@ -63,16 +64,19 @@ def newest_version(path):
     return max(versions)
 
 
-def header_names(path):
+def header_names(paths):
     """PW_JNI_SLOTS, the strings of pw_jni_function_names[] and the
-    (version, slots) pairs of pw_jni_table_sizes[]."""
-    with open(path, encoding='utf-8') as f:
-        text = strip_comments(f.read())
+    (version, slots) pairs of table_sizes[], wherever in paths they are."""
+    text = ''
+    for path in paths:
+        with open(path, encoding='utf-8') as f:
+            text += strip_comments(f.read()) + '\n'
+    path = ', '.join(paths)
     slots = re.search(r'#\s*define\s+PW_JNI_SLOTS\s+(\d+)', text)
     table = re.search(r'pw_jni_function_names\s*\[[^\]]*\]\s*=\s*\{(.*?)\}\s*;', text, re.S)
-    sizes = re.search(r'pw_jni_table_sizes\s*\[\s*\]\s*=\s*\{(.*?)\}\s*;', text, re.S)
+    sizes = re.search(r'\btable_sizes\s*\[\s*\]\s*=\s*\{(.*?)\}\s*;', text, re.S)
     if not slots or not table or not sizes:
-        raise ValueError('%s: PW_JNI_SLOTS, pw_jni_function_names[] or pw_jni_table_sizes[] '
+        raise ValueError('%s: PW_JNI_SLOTS, pw_jni_function_names[] or table_sizes[] '
                          'not found' % path)
     body = table.group(1)
     names = re.findall(r'"([^"]*)"', body)
@@ -83,7 +87,7 @@ def header_names(path):
     pairs = re.findall(r'\{\s*(0x[0-9a-fA-F]+)\s*,\s*(\d+)\s*\}', sizes.group(1))
     leftover = re.sub(r'\{\s*0x[0-9a-fA-F]+\s*,\s*\d+\s*\}|[\s,]', '', sizes.group(1) + '}')
     if not pairs or leftover != '}':
-        raise ValueError('%s: pw_jni_table_sizes[] not understood: %.80s' % (path, sizes.group(1)))
+        raise ValueError('%s: table_sizes[] not understood: %.80s' % (path, sizes.group(1)))
     return int(slots.group(1)), names, [(int(v, 16), int(n)) for v, n in pairs]
 
 
@@ -106,7 +110,7 @@ def first_difference(want, got):
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('header')
+    parser.add_argument('sources', nargs='+', help='jni_table.h and jni_table.c')
     parser.add_argument('--jdk', action='append', default=[], metavar='NAME=HOME')
     args = parser.parse_args()
     jdks = dict(j.split('=', 1) for j in args.jdk)
@@ -117,7 +121,7 @@ def main():
 
     failures = []
     want = jni_slots(base)
-    count, got, sizes = header_names(args.header)
+    count, got, sizes = header_names(args.sources)
     if want[:4] != ['reserved0', 'reserved1', 'reserved2', 'reserved3']:
         failures.append('%s: the table does not start with reserved0-3: %s' % (base, want[:4]))
     if len(want) < 200 or len(set(want)) != len(want):
@@ -128,9 +132,9 @@ def main():
                         % (count, len(got)))
     if [v for v, _ in sizes] != sorted(set(v for v, _ in sizes)) or \
             [n for _, n in sizes] != sorted(set(n for _, n in sizes)):
-        failures.append('pw_jni_table_sizes[] must grow in both version and slots: %s' % sizes)
+        failures.append('table_sizes[] must grow in both version and slots: %s' % sizes)
     if sizes and sizes[-1][1] != count:
-        failures.append('the newest entry of pw_jni_table_sizes[] has %d slots, PW_JNI_SLOTS is %d'
+        failures.append('the newest entry of table_sizes[] has %d slots, PW_JNI_SLOTS is %d'
                         % (sizes[-1][1], count))
 
     covered = 0
@@ -142,7 +146,7 @@ def main():
         slots = jni_slots(path) if name != 'jdk17' else want
         if slots != got[:len(slots)]:
             i = first_difference(slots, got)
-            failures.append('jni_function_names.h differs from %s jni.h at slot %d: expected %r, '
+            failures.append('pw_jni_function_names[] differs from %s jni.h at slot %d: expected %r, '
                             'got %r (%d slots in jni.h, %d listed)'
                             % (name, i, slots[i] if i < len(slots) else None,
                                got[i] if i < len(got) else None, len(slots), len(got)))
@@ -152,7 +156,7 @@ def main():
         version = newest_version(path)
         n = table_slots(sizes, version)
         if n != len(slots):
-            failures.append('%s jni.h: JNI version 0x%08x has %d slots, pw_jni_table_sizes[] gives '
+            failures.append('%s jni.h: JNI version 0x%08x has %d slots, table_sizes[] gives '
                             '%d' % (name, version, len(slots), n))
             continue
         covered = max(covered, len(slots))
@@ -165,7 +169,7 @@ def main():
         for f in failures:
             print('FAIL: ' + f)
         return 1
-    print('PASS: jni_function_names.h lists the slots of every jni.h at hand in order, and its '
+    print('PASS: pw_jni_function_names[] lists the slots of every jni.h at hand in order, and its '
           'table sizes match their JNI versions')
     return 0
 

@@ -2,24 +2,16 @@
 #include "base/options.h"
 
 #include <arpa/inet.h>
+#include <limits.h>
+#include <stddef.h>
 #include <string.h>
 
 #define PW_STR_(x) #x
 #define PW_STR(x) PW_STR_(x)
 
-static bool
-set_file(struct pw_options *opts, const char *value, size_t len)
-{
-    if (len == 0 || len >= sizeof(opts->file))
-        return false;
-    memcpy(opts->file, value, len);
-    opts->file[len] = '\0';
-    return true;
-}
-
 /* "stderr" is the zeroed field; "none" and a path are kept as given. */
 static bool
-set_log(struct pw_options *opts, const char *value, size_t len)
+set_log(struct pw_options *opts, const struct pw_option_spec *spec, const char *value, size_t len)
 {
     if (len == 0 || len >= sizeof(opts->log))
         return false;
@@ -33,7 +25,7 @@ set_log(struct pw_options *opts, const char *value, size_t len)
 }
 
 static bool
-set_format(struct pw_options *opts, const char *value, size_t len)
+set_format(struct pw_options *opts, const struct pw_option_spec *spec, const char *value, size_t len)
 {
     if (len == 4 && memcmp(value, "text", 4) == 0)
         opts->format = PW_FORMAT_TEXT;
@@ -68,15 +60,61 @@ pw_parse_decimal(const char *value, size_t len, uint64_t max, uint64_t *out)
     return true;
 }
 
+/* The shared setters: the row says which field and what it takes. */
 static bool
-set_threshold(struct pw_options *opts, const char *value, size_t len)
+set_path(struct pw_options *opts, const struct pw_option_spec *spec, const char *value, size_t len)
 {
-    return pw_parse_decimal(value, len, UINT64_C(1) << 40, &opts->threshold);
+    char *field = (char *)opts + spec->offset;
+    if (len == 0 || len >= spec->size)
+        return false;
+    memcpy(field, value, len);
+    field[len] = '\0';
+    return true;
 }
+
+_Static_assert(sizeof(int) != sizeof(uint64_t), "set_uint tells the two field types apart by size");
+
+static bool
+set_uint(struct pw_options *opts, const struct pw_option_spec *spec, const char *value, size_t len)
+{
+    uint64_t n;
+    if (!pw_parse_decimal(value, len, spec->max, &n) || n < spec->min)
+        return false;
+    char *field = (char *)opts + spec->offset;
+    if (spec->size == sizeof(uint64_t)) {
+        memcpy(field, &n, sizeof(n));
+    } else if (spec->size == sizeof(int) && spec->max <= INT_MAX) {
+        int v = (int)n;
+        memcpy(field, &v, sizeof(v));
+    } else {
+        return false;
+    }
+    return true;
+}
+
+static bool
+set_switch(struct pw_options *opts, const struct pw_option_spec *spec, const char *value, size_t len)
+{
+    bool on;
+    if (len == 2 && memcmp(value, "on", 2) == 0)
+        on = true;
+    else if (len == 3 && memcmp(value, "off", 3) == 0)
+        on = false;
+    else
+        return false;
+    memcpy((char *)opts + spec->offset, &on, sizeof(on));
+    return true;
+}
+
+#define FIELD(f) .offset = offsetof(struct pw_options, f), .size = sizeof(((struct pw_options *)0)->f)
+#define UINT_ROW(f, lo, hi) .set = set_uint, .kind = PW_OPT_UINT, FIELD(f), .min = (lo), .max = (hi)
+#define PATH_ROW(f) .set = set_path, .kind = PW_OPT_PATH, FIELD(f)
+#define SWITCH_ROW(f) .set = set_switch, .kind = PW_OPT_SWITCH, FIELD(f)
+#define WORD_ROW(setter) .set = setter, .kind = PW_OPT_WORD
 
 /* Seconds with up to three decimals ("0.25"); at most a week. */
 static bool
-set_interval(struct pw_options *opts, const char *value, size_t len)
+set_interval(struct pw_options *opts, const struct pw_option_spec *spec, const char *value, size_t len)
 {
     const char *dot = memchr(value, '.', len);
     size_t ilen = dot != NULL ? (size_t)(dot - value) : len;
@@ -98,95 +136,11 @@ set_interval(struct pw_options *opts, const char *value, size_t len)
     return opts->interval_ms == 0 || opts->interval_ms >= 10;
 }
 
-static bool
-set_exitcode(struct pw_options *opts, const char *value, size_t len)
-{
-    uint64_t n;
-    if (!pw_parse_decimal(value, len, 255, &n) || n == 0)
-        return false;
-    opts->exitcode = (int)n;
-    return true;
-}
-
-static bool
-set_stack(struct pw_options *opts, const char *value, size_t len)
-{
-    uint64_t n;
-    if (!pw_parse_decimal(value, len, 64, &n))
-        return false;
-    opts->stack = (int)n;
-    return true;
-}
-
-static bool
-set_javastack(struct pw_options *opts, const char *value, size_t len)
-{
-    uint64_t n;
-    if (!pw_parse_decimal(value, len, 64, &n))
-        return false;
-    opts->javastack = (int)n;
-    return true;
-}
-
-static bool
-set_critical_ms(struct pw_options *opts, const char *value, size_t len)
-{
-    return pw_parse_decimal(value, len, UINT64_C(1) << 32, &opts->critical_ms);
-}
-
-static bool
-set_refs(struct pw_options *opts, const char *value, size_t len)
-{
-    if (len == 2 && memcmp(value, "on", 2) == 0)
-        opts->refs = true;
-    else if (len == 3 && memcmp(value, "off", 3) == 0)
-        opts->refs = false;
-    else
-        return false;
-    return true;
-}
-
-static bool
-set_ref_threshold(struct pw_options *opts, const char *value, size_t len)
-{
-    return pw_parse_decimal(value, len, UINT64_C(1) << 40, &opts->ref_threshold);
-}
-
-static bool
-set_local_limit(struct pw_options *opts, const char *value, size_t len)
-{
-    uint64_t n;
-    if (!pw_parse_decimal(value, len, 1u << 30, &n) || n == 0)
-        return false;
-    opts->local_limit = n;
-    return true;
-}
-
-static bool
-set_ref_exitcode(struct pw_options *opts, const char *value, size_t len)
-{
-    uint64_t n;
-    if (!pw_parse_decimal(value, len, 255, &n) || n == 0)
-        return false;
-    opts->ref_exitcode = (int)n;
-    return true;
-}
-
-static bool
-set_suppress(struct pw_options *opts, const char *value, size_t len)
-{
-    if (len == 0 || len >= sizeof(opts->suppress))
-        return false;
-    memcpy(opts->suppress, value, len);
-    opts->suppress[len] = '\0';
-    return true;
-}
-
 /* [HOST:]PORT, HOST a numeric address ("[::1]" for IPv6): no name is looked
  * up while the JVM starts, and a typo stops it rather than serve on an
  * address nobody meant. */
 static bool
-set_metrics(struct pw_options *opts, const char *value, size_t len)
+set_metrics(struct pw_options *opts, const struct pw_option_spec *spec, const char *value, size_t len)
 {
     const char *colon = NULL;
     char host[sizeof(opts->metrics_host)] = "127.0.0.1";
@@ -227,63 +181,66 @@ set_metrics(struct pw_options *opts, const char *value, size_t len)
     return true;
 }
 
-static bool
-set_metrics_rows(struct pw_options *opts, const char *value, size_t len)
-{
-    return pw_parse_decimal(value, len, 10000, &opts->metrics_rows) && opts->metrics_rows > 0;
-}
-
 static const struct pw_option_spec specs[] = {
-    {"file", "PATH", "stderr", "append every report to PATH (created 0600; %p is replaced by the pid)", set_file},
+    {"file", "PATH", "stderr", "append every report to PATH (created 0600; %p is replaced by the pid)",
+     PATH_ROW(file)},
     {"format", "text|json|collapsed|openmetrics", "text",
      "text: an aligned table for people; json: JSON Lines, one line per report; collapsed: live bytes per "
      "stack for flame graphs; openmetrics: Prometheus metrics, and file= is then replaced atomically at each "
      "report (for node_exporter's textfile collector), not appended to",
-     set_format},
+     WORD_ROW(set_format)},
     {"log", "stderr|none|PATH", "stderr",
      "where pinwatch's own [pinwatch] lines go (UNRELEASED, errors, warnings): none drops them, PATH appends "
      "them to that file (created 0600; %p is replaced by the pid), so that stderr is left to the application",
-     set_log},
+     WORD_ROW(set_log)},
     {"stack", "N", "16",
      "native frames kept per call site (0-64; 0: the call site only); taken when a site is new, then again at "
      "most every " PW_STR(PW_SAMPLE_MS) " ms, looked at on every " PW_STR(PW_SAMPLE_PERIOD) "th Get of a thread",
-     set_stack},
-    {"javastack", "N", "8", "Java frames above the native method kept per call site (0-64)", set_javastack},
+     UINT_ROW(stack, 0, 64)},
+    {"javastack", "N", "8", "Java frames above the native method kept per call site (0-64)",
+     UINT_ROW(javastack, 0, 64)},
     {"critical_ms", "MS", "10", "critical regions held longer than MS are reported as long_critical",
-     set_critical_ms},
+     UINT_ROW(critical_ms, 0, UINT64_C(1) << 32)},
     {"threshold", "N", "10000",
-     "write a report when N live pins are reached, again at 2N, 4N, ...; 0 turns it off", set_threshold},
+     "write a report when N live pins are reached, again at 2N, 4N, ...; 0 turns it off",
+     UINT_ROW(threshold, 0, UINT64_C(1) << 40)},
     {"interval", "SECONDS", "0", "write a report every SECONDS (decimals allowed, at least 0.01); 0 turns it off",
-     set_interval},
+     WORD_ROW(set_interval)},
     {"exitcode", "N", "off", "after the exit report, end the process with status N (1-255) if leaked pins remain",
-     set_exitcode},
+     UINT_ROW(exitcode, 1, 255)},
     {"refs", "on|off", "on",
      "track JNI global, weak global and local references per native method; off: their functions are not "
      "wrapped at all",
-     set_refs},
+     SWITCH_ROW(refs)},
     {"ref_threshold", "N", "0",
      "write a report when N live global and weak references (and locals of attached threads) are reached, "
      "again at 2N, 4N, ...; 0 turns it off",
-     set_ref_threshold},
+     UINT_ROW(ref_threshold, 0, UINT64_C(1) << 40)},
+    /* HotSpot's -Xcheck:jni warned above 16 locals plus the frame's
+     * declared capacity: a bar correct code crosses all the time (one loop
+     * over an array of 100 objects).  A leak worth a finding is an
+     * invocation that keeps making locals without deleting them: thousands,
+     * not dozens.  Each costs the JVM 8 bytes of handle block and keeps its
+     * object alive until the method returns. */
     {"local_limit", "N", "10000",
      "one native method invocation holding more than N local references is a local_limit finding (1-2^30)",
-     set_local_limit},
+     UINT_ROW(local_limit, 1, UINT64_C(1) << 30)},
     {"ref_exitcode", "N", "off",
      "after the exit report, end the process with status N (1-255) if there was a double_delete or "
      "local_limit finding, or (with ref_threshold) that many references are still live",
-     set_ref_exitcode},
+     UINT_ROW(ref_exitcode, 1, 255)},
     {"suppress", "FILE", "none",
-     "rules for pins kept on purpose: method:GLOB, library:GLOB, function:NAME, # comments", set_suppress},
+     "rules for pins kept on purpose: method:GLOB, library:GLOB, function:NAME, # comments", PATH_ROW(suppress)},
     {"metrics", "[HOST:]PORT", "off",
      "serve the current figures at http://HOST:PORT/metrics for Prometheus, from the agent's own thread; "
      "HOST is a numeric address, 127.0.0.1 when not given ([::1] style for IPv6)",
-     set_metrics},
+     WORD_ROW(set_metrics)},
     {"metrics_rows", "N", "20",
      "rows named in metrics (1-10000), the largest by live bytes; the rest are summed into one 'other' row",
-     set_metrics_rows},
+     UINT_ROW(metrics_rows, 1, 10000)},
     {"dump", "", "", "when loaded again into a JVM where pinwatch runs: write a report now (with file=, format=)",
-     NULL},
-    {"help", "", "", "print this list and stop the JVM", NULL},
+     WORD_ROW(NULL)},
+    {"help", "", "", "print this list and stop the JVM", WORD_ROW(NULL)},
 };
 
 #define SPEC_COUNT (sizeof(specs) / sizeof(specs[0]))
@@ -302,12 +259,14 @@ pw_options_defaults(struct pw_options *opts)
     memset(opts, 0, sizeof(*opts));
     for (size_t i = 0; i < SPEC_COUNT; i++) {
         const char *d = specs[i].fallback;
-        /* Numbers and switches are set from the table; the other defaults
-         * ("stderr", "none", "off", "text") name what the zeroed struct
-         * already means.  A table default its own setter refuses is a bug
-         * that tests/unit (options) catches; the field then keeps its zero. */
-        if (specs[i].set != NULL && ((d[0] >= '0' && d[0] <= '9') || strcmp(d, "on") == 0))
-            (void)specs[i].set(opts, d, strlen(d));
+        /* Numbers and switches are set from the table; "off" and the
+         * words' defaults ("stderr", "none", "text") name what the zeroed
+         * struct already means.  A table default its own setter refuses is
+         * a bug that tests/unit (options) catches; the field then keeps its
+         * zero. */
+        bool valued = specs[i].kind == PW_OPT_UINT || specs[i].kind == PW_OPT_SWITCH;
+        if (specs[i].set != NULL && valued && strcmp(d, "off") != 0)
+            (void)specs[i].set(opts, &specs[i], d, strlen(d));
     }
     opts->given = 0;
 }
@@ -388,7 +347,7 @@ parse_item(const char *item, size_t len, struct pw_options *opts, char *err, siz
         }
         const char *value = eq + 1;
         size_t vlen = len - keylen - 1;
-        if (!spec->set(opts, value, vlen)) {
+        if (!spec->set(opts, spec, value, vlen)) {
             quote(shown, sizeof(shown), value, vlen);
             snprintf(err, errlen, "bad value '%s' for option '%s' (expected %s)", shown, spec->key, spec->values);
             return false;

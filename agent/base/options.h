@@ -45,18 +45,33 @@ struct pw_options {
     uint64_t given; /* bit i: the key of row i of the table appeared in the text */
 };
 
+/* What a row's value is, for the code that reads the table: the parser's
+ * shared setters, pw_options_defaults, and the pinwatch command, which
+ * makes paths absolute before it hands them to a JVM elsewhere. */
+enum pw_option_kind {
+    PW_OPT_WORD,   /* a word of values, or a syntax its own setter parses */
+    PW_OPT_UINT,   /* a decimal number in [min, max], at offset (size bytes) */
+    PW_OPT_PATH,   /* a file the JVM opens, at offset (a char[size]) */
+    PW_OPT_SWITCH, /* on or off, a bool at offset */
+};
+
 /* One row of the option table: every key the agent takes, in the order help
- * lists them.  fallback is the default as help shows it; a default that
- * starts with a digit is also given to set() by pw_options_defaults, so the
- * number is written once; a word ("stderr", "off", "none", "text") names
- * the zero value of the field.  set is NULL for the bare words (dump, help). */
+ * lists them.  fallback is the default as help shows it; a number's or a
+ * switch's is also given to set() by pw_options_defaults, so it is written
+ * once, unless it is "off", which names the zeroed field as the other
+ * words ("stderr", "none", "text") do.  set is NULL for the bare words
+ * (dump, help). */
 struct pw_option_spec {
     const char *key;
     const char *values;
     const char *fallback;
     const char *help;
     /* Returns false when value is not acceptable for this key. */
-    bool (*set)(struct pw_options *opts, const char *value, size_t len);
+    bool (*set)(struct pw_options *opts, const struct pw_option_spec *spec, const char *value, size_t len);
+    enum pw_option_kind kind;
+    /* The field the shared setters write (UINT, PATH, SWITCH rows). */
+    size_t offset, size;
+    uint64_t min, max; /* UINT rows: the values accepted */
 };
 
 /* The table, for the pinwatch command, which offers the same keys. */

@@ -54,6 +54,14 @@ enum pw_function {
     PW_FN_REF_END = PW_FN_REF_LOCAL + 256
 };
 
+/* The two functions that open a critical region rather than hand out a
+ * copy or a pin the JVM keeps no count of. */
+static inline bool
+pw_fn_is_critical(uint32_t fn)
+{
+    return fn == PW_FN_ARRAY_CRITICAL || fn == PW_FN_STRING_CRITICAL;
+}
+
 #define PW_FN_IS_REF(fn) ((uint32_t)(fn) >= PW_FN_REF_GLOBAL)
 #define PW_FN_IS_LOCAL_REF(fn) ((uint32_t)(fn) >= PW_FN_REF_LOCAL)
 

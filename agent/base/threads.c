@@ -18,9 +18,11 @@ pw_thread_spawn(const char *name, size_t stack_size, void *(*fn)(void *arg), voi
      * threads: ours must never take them.  A thread inherits the mask of
      * its creator, so it is set around the creation only. */
     sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
+    /* pthread_sigmask fails only for a how it does not know (EINVAL,
+     * POSIX), and SIG_SETMASK is one it must. */
+    (void)pthread_sigmask(SIG_SETMASK, &all, &old);
     int rc = pthread_create(&thread, &attr, fn, arg);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    (void)pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
     if (rc == 0)
         pthread_setname_np(thread, name);

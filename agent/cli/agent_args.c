@@ -35,7 +35,7 @@ offered(const struct pw_option_spec *spec)
 static bool
 is_path(const struct pw_option_spec *spec)
 {
-    return strcmp(spec->values, "PATH") == 0 || strcmp(spec->values, "FILE") == 0;
+    return spec->kind == PW_OPT_PATH;
 }
 
 /* "critical_ms" is also taken as --critical-ms, the usual spelling of a

@@ -256,21 +256,18 @@ start(JavaVM *vm, const char *text, bool attached)
     if (!pw_threads_init(pw_thread_ending))
         goto failed;
     pw_native_entry_init();
-    pw_clock_start(attached);
     pw_backtrace_init();
-    pw_requests_init(options.threshold);
     jvmti = env;
     java_vm = vm;
-    pw_tracker_jvmti = env;
-    pw_tracker_attached_late = attached;
-    pw_tracker_stack_depth = options.stack;
-    pw_tracker_java_depth = options.javastack;
-    pw_tracker_checked_jni = checked_jni_on();
-    pw_findings_critical_ms = options.critical_ms;
-    pw_ref_hooks_enabled = options.refs;
-    pw_snapshot_refs = options.refs;
-    pw_refs_local_limit = (uint32_t)options.local_limit;
-    pw_requests_refs_init(options.refs ? options.ref_threshold : 0);
+    /* Each module copies the settings it needs, before the JNI table swap
+     * (below when attached, at VMStart otherwise) lets any wrapper run. */
+    pw_tracker_start(&options, env, attached);
+    pw_findings_start(&options);
+    pw_refs_start(&options, env);
+    pw_requests_start(&options);
+    pw_snapshot_start(&options);
+    pw_ref_hooks_start(&options);
+    pw_jni_hooks_start(checked_jni_on());
 
     static const jvmtiEvent events[] = {JVMTI_EVENT_NATIVE_METHOD_BIND,
                                         JVMTI_EVENT_VM_START,
@@ -302,13 +299,14 @@ start(JavaVM *vm, const char *text, bool attached)
         }
     }
     /* Last, when nothing can fail any more: a thread started before a
-     * failure would outlive the agent that gave up. */
-    pw_report_thread_start(&options);
+     * failure would outlive the agent that gave up.  A clock that did not
+     * start (pin ages then read 0), a report thread or a metrics endpoint
+     * that could not (a port already taken) is no reason to stop a JVM
+     * that is otherwise watched: each says so in its own line. */
+    (void)pw_clock_start(attached);
+    (void)pw_report_thread_start(&options);
     pw_ref_hooks_install_vm(vm);
-    /* A port already taken is no reason to stop a JVM that is otherwise
-     * watched: the error line says so and the reports go on. */
-    if (options.metrics_port != 0)
-        (void)pw_metrics_server_start(&options);
+    (void)pw_metrics_server_start(&options);
     if (options.exitcode != 0 || options.ref_exitcode != 0)
         atexit(apply_exit_status);
     return PINWATCH_OK;

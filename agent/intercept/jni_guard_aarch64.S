@@ -28,7 +28,7 @@ pw_jni_guard_\slot:
 
     .altmacro
     .set    slot, 0
-    .rept   PW_GUARD_SLOTS
+    .rept   PW_JNI_SLOTS
     GUARD   %slot
     .set    slot, slot + 1
     .endr
@@ -64,7 +64,7 @@ pw_jni_guard_slow:
 pw_jni_guard_thunks:
     .altmacro
     .set    slot, 0
-    .rept   PW_GUARD_SLOTS
+    .rept   PW_JNI_SLOTS
     GUARD_ADDRESS %slot
     .set    slot, slot + 1
     .endr
@@ -75,7 +75,7 @@ pw_jni_guard_thunks:
     .globl  pw_jni_guard_next
     .hidden pw_jni_guard_next
 pw_jni_guard_next:
-    .zero   8 * PW_GUARD_SLOTS
+    .zero   8 * PW_JNI_SLOTS
 
     GNU_PROPERTY_NOTE
     .section .note.GNU-stack, "", %progbits

@@ -29,7 +29,7 @@ pw_jni_guard_\slot:
 
     .altmacro
     .set    slot, 0
-    .rept   PW_GUARD_SLOTS
+    .rept   PW_JNI_SLOTS
     GUARD   %slot
     .set    slot, slot + 1
     .endr
@@ -74,7 +74,7 @@ pw_jni_guard_slow:
     .hidden pw_jni_guard_thunks
 pw_jni_guard_thunks:
     .set    slot, 0
-    .rept   PW_GUARD_SLOTS
+    .rept   PW_JNI_SLOTS
     GUARD_ADDRESS %slot
     .set    slot, slot + 1
     .endr
@@ -84,6 +84,6 @@ pw_jni_guard_thunks:
     .globl  pw_jni_guard_next
     .hidden pw_jni_guard_next
 pw_jni_guard_next:
-    .zero   8 * PW_GUARD_SLOTS
+    .zero   8 * PW_JNI_SLOTS
 
     .section .note.GNU-stack, "", @progbits

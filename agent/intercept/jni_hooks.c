@@ -2,6 +2,7 @@
 #include "intercept/jni_hooks.h"
 #include "base/cpu.h"
 #include "tracking/findings.h"
+#include "intercept/hook.h"
 #include "intercept/jni_guard.h"
 #include "jvm/jni_table.h"
 #include "intercept/jvm_calls.h"
@@ -12,6 +13,19 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+
+/* -Xcheck:jni is on: the checker would abort on a reference the
+ * application has deleted (src/hotspot/share/prims/jniCheck.cpp validates
+ * every handle and reports a bad one with ReportJNIFatalError), so identity
+ * checks that use the Get's reference are skipped.  Written once by
+ * pw_jni_hooks_start, before the JNI table swap. */
+static bool checked_jni;
+
+void
+pw_jni_hooks_start(bool checked)
+{
+    checked_jni = checked;
+}
 
 /* Array lengths are asked for outside critical regions only: no JNI call is
  * allowed inside one, and -Xcheck:jni says so (src/hotspot/share/prims/
@@ -54,17 +68,6 @@ array_bytes(JNIEnv *env, struct pw_thread *t, jarray array, unsigned elem_size)
     return array_bytes_asked(env, t, array, elem_size, serial);
 }
 
-/* A Get of the elements or string families made inside a critical region
- * is itself a JNI call the specification forbids there. */
-static void
-check_not_in_critical(struct pw_thread *t, uint32_t slot, void *ret)
-{
-    if (PW_UNLIKELY(t->critical != 0))
-        pw_finding(PW_FINDING_JNI_IN_CRITICAL, t->critical_site, ret, slot);
-}
-
-#define SLOT(name) ((uint32_t)(offsetof(struct JNINativeInterface_, name) / sizeof(void *)))
-
 static const unsigned elements_size[] = {
     [PW_FN_BOOLEAN_ELEMENTS] = sizeof(jboolean), [PW_FN_BYTE_ELEMENTS] = sizeof(jbyte),
     [PW_FN_CHAR_ELEMENTS] = sizeof(jchar),       [PW_FN_SHORT_ELEMENTS] = sizeof(jshort),
@@ -75,10 +78,11 @@ static const unsigned elements_size[] = {
 static inline __attribute__((always_inline)) void
 acquired_elements(JNIEnv *env, enum pw_function fn, uint32_t slot, void *ret, const void *p, jarray array)
 {
-    struct pw_thread *t = pw_thread_self();
+    /* A Get of the elements or string families made inside a critical
+     * region is itself a JNI call the specification forbids there. */
+    struct pw_thread *t = pw_hook_enter(slot, ret);
     if (PW_UNLIKELY(t == NULL))
         return;
-    check_not_in_critical(t, slot, ret);
     pw_track_get(env, t, fn, ret, p, array_bytes(env, t, array, elements_size[fn]), array);
 }
 
@@ -116,12 +120,6 @@ release_as(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *p, 
     }
 }
 
-static bool
-is_critical_fn(uint32_t fn)
-{
-    return fn == PW_FN_ARRAY_CRITICAL || fn == PW_FN_STRING_CRITICAL;
-}
-
 /* Bytes the object passed to a release would have given for the pin's
  * function; 0 when it cannot be said. */
 static uint64_t
@@ -150,7 +148,7 @@ wrong_object(JNIEnv *env, const struct pw_release *r, jobject obj, jobject *orig
     if (pw_jni.ExceptionCheck(env))
         return false;
     bool differ = bytes != 0 && bytes != r->size;
-    if (!pw_tracker_checked_jni) {
+    if (!checked_jni) {
         if (pw_jni.IsSameObject(env, r->ref, NULL))
             return differ; /* the Get's reference was deleted: no way back to it */
         differ = differ || !pw_jni.IsSameObject(env, r->ref, obj);
@@ -185,15 +183,15 @@ released_other_kind(JNIEnv *env, struct pw_thread *t, uint32_t use, jobject obj,
     if (r->same_call && r->ref != NULL) {
         /* Without checked JNI a deleted reference can be seen, outside a
          * critical region; with it, asking would abort. */
-        if (!pw_tracker_checked_jni && t->critical == 0 && pw_jni.IsSameObject(env, r->ref, NULL)) {
-            if (is_critical_fn(use))
+        if (!checked_jni && t->critical == 0 && pw_jni.IsSameObject(env, r->ref, NULL)) {
+            if (pw_fn_is_critical(use))
                 release_as(env, t, use, obj, p, mode);
             return;
         }
         release_as(env, t, use, r->ref, p, mode);
         return;
     }
-    if (is_critical_fn(use))
+    if (pw_fn_is_critical(use))
         release_as(env, t, use, obj, p, mode);
 }
 
@@ -220,7 +218,7 @@ released_slow(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *
         /* Outside a critical region the objects can be compared before the
          * release, and the release sent to the right one; inside, only
          * afterwards, to report it. */
-        if (!is_critical_fn(use) && t->critical == 0) {
+        if (!pw_fn_is_critical(use) && t->critical == 0) {
             if (wrong_object(env, r, obj, &original)) {
                 pw_finding(PW_FINDING_WRONG_OBJECT, r->site, call, fn);
                 if (original != NULL)
@@ -270,7 +268,7 @@ released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
         void *ret = PW_RETURN_ADDRESS(); \
         jtype *p = pw_jni.Get##Type##ArrayElements(env, array, is_copy); \
         if (p != NULL) \
-            acquired_elements(env, FN, SLOT(Get##Type##ArrayElements), ret, p, array); \
+            acquired_elements(env, FN, PW_JNI_SLOT(Get##Type##ArrayElements), ret, p, array); \
         return p; \
     } \
     static void JNICALL hook_Release##Type##ArrayElements(JNIEnv *env, jtype##Array array, jtype *elems, \
@@ -361,8 +359,7 @@ hook_GetStringChars(JNIEnv *env, jstring string, jboolean *is_copy)
     void *ret = PW_RETURN_ADDRESS();
     const jchar *p = pw_jni.GetStringChars(env, string, is_copy);
     struct pw_thread *t;
-    if (p != NULL && (t = pw_thread_self()) != NULL) {
-        check_not_in_critical(t, SLOT(GetStringChars), ret);
+    if (p != NULL && (t = pw_hook_enter(PW_JNI_SLOT(GetStringChars), ret)) != NULL) {
         uint32_t site = pw_track_site(env, t, PW_FN_STRING_CHARS, ret);
         uint64_t size = t->critical == 0 ? (uint64_t)pw_jni.GetStringLength(env, string) * 2 : 0;
         pw_track_acquire(t, site, PW_FN_STRING_CHARS, p, size, string);
@@ -382,8 +379,7 @@ hook_GetStringUTFChars(JNIEnv *env, jstring string, jboolean *is_copy)
     void *ret = PW_RETURN_ADDRESS();
     const char *p = pw_jni.GetStringUTFChars(env, string, is_copy);
     struct pw_thread *t;
-    if (p != NULL && (t = pw_thread_self()) != NULL) {
-        check_not_in_critical(t, SLOT(GetStringUTFChars), ret);
+    if (p != NULL && (t = pw_hook_enter(PW_JNI_SLOT(GetStringUTFChars), ret)) != NULL) {
         uint32_t site = pw_track_site(env, t, PW_FN_STRING_UTF_CHARS, ret);
         pw_track_acquire(t, site, PW_FN_STRING_UTF_CHARS, p, strlen(p) + 1, string);
     }
@@ -502,9 +498,9 @@ pw_jni_hooks_install(jvmtiEnv *jvmti, JavaVM *vm)
     HOOK(GetStringCritical);
     HOOK(ReleaseStringCritical);
 #undef HOOK
-    pw_ref_hooks_install(table);
-    pw_jvm_calls_install(table);
-    /* `real` and the guards' onward table are read, without a lock, by any
+    pw_jvm_calls_install(table, pw_ref_hooks_install(table));
+    /* pw_jni and the guards' onward table (pw_jni_guard_next), and every
+     * setting the start calls wrote, are read without a lock by any
      * thread that finds a wrapper in the JVM's table: they must be visible
      * before the first slot is.  x86 keeps stores in order by itself; on
      * aarch64 the JVM's own copy of the table is not known to fence. */

@@ -6,6 +6,9 @@
 
 #include "base/pinwatch.h"
 
+/* checked: the JVM runs with -Xcheck:jni.  Before the JNI table swap. */
+PW_HIDDEN void pw_jni_hooks_start(bool checked);
+
 /* Installs the wrappers once per process; a second call (the library loaded
  * again) returns true without wrapping the wrappers: GetJNIFunctionTable
  * returns the table as last set, "the modified (not the original)"

@@ -49,29 +49,25 @@
  * JVMTI callback of another agent) also sees the JVM's table: it is the
  * JVM's doing, not the application's. */
 #include "intercept/jvm_calls.h"
+#include "intercept/hook.h"
 #include "base/cpu.h"
-#include "tracking/findings.h"
-#include "intercept/ref_hooks.h"
 #include "state/thread_state.h"
 
 #include <stddef.h>
 
-#define SLOT(name) ((uint32_t)(offsetof(struct JNINativeInterface_, name) / sizeof(void *)))
-
 /* These slots lose jni_guard's thunk: the check that they are not called
- * inside a critical region is made here. */
+ * inside a critical region is made here.  A thread without state of
+ * pinwatch's holds no region, and none is made for it here. */
 static inline void
 entered(uint32_t slot, void *ret)
 {
-    struct pw_thread *t = pw_tls_self;
-    if (PW_UNLIKELY(t != NULL && t->critical != 0))
-        pw_finding(PW_FINDING_JNI_IN_CRITICAL, t->critical_site, ret, slot);
+    pw_hook_check(pw_tls_self, slot, ret);
 }
 
 static void *JNICALL
 hook_GetDirectBufferAddress(JNIEnv *env, jobject buf)
 {
-    entered(SLOT(GetDirectBufferAddress), PW_RETURN_ADDRESS());
+    entered(PW_JNI_SLOT(GetDirectBufferAddress), PW_RETURN_ADDRESS());
     const struct JNINativeInterface_ *was = pw_jvm_call_begin(env);
     void *p = pw_jni.GetDirectBufferAddress(env, buf);
     pw_jvm_call_end(env, was);
@@ -81,7 +77,7 @@ hook_GetDirectBufferAddress(JNIEnv *env, jobject buf)
 static jlong JNICALL
 hook_GetDirectBufferCapacity(JNIEnv *env, jobject buf)
 {
-    entered(SLOT(GetDirectBufferCapacity), PW_RETURN_ADDRESS());
+    entered(PW_JNI_SLOT(GetDirectBufferCapacity), PW_RETURN_ADDRESS());
     const struct JNINativeInterface_ *was = pw_jvm_call_begin(env);
     jlong n = pw_jni.GetDirectBufferCapacity(env, buf);
     pw_jvm_call_end(env, was);
@@ -92,7 +88,7 @@ hook_GetDirectBufferCapacity(JNIEnv *env, jobject buf)
 static jobject JNICALL
 hook_NewDirectByteBuffer(JNIEnv *env, void *address, jlong capacity)
 {
-    entered(SLOT(NewDirectByteBuffer), PW_RETURN_ADDRESS());
+    entered(PW_JNI_SLOT(NewDirectByteBuffer), PW_RETURN_ADDRESS());
     const struct JNINativeInterface_ *was = pw_jvm_call_begin(env);
     jobject r = pw_jni.NewDirectByteBuffer(env, address, capacity);
     pw_jvm_call_end(env, was);
@@ -100,10 +96,10 @@ hook_NewDirectByteBuffer(JNIEnv *env, void *address, jlong capacity)
 }
 
 void
-pw_jvm_calls_install(struct JNINativeInterface_ *table)
+pw_jvm_calls_install(struct JNINativeInterface_ *table, bool refs_hooked)
 {
     table->GetDirectBufferAddress = hook_GetDirectBufferAddress;
     table->GetDirectBufferCapacity = hook_GetDirectBufferCapacity;
-    if (!pw_ref_hooks_enabled)
+    if (!refs_hooked)
         table->NewDirectByteBuffer = hook_NewDirectByteBuffer;
 }

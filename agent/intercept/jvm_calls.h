@@ -33,7 +33,7 @@ pw_jvm_call_end(JNIEnv *env, const struct JNINativeInterface_ *was)
 
 /* Stores the wrappers of the functions that call back into the table
  * (after the pin and reference hooks: NewDirectByteBuffer is the reference
- * hooks' when they are on). */
-PW_HIDDEN void pw_jvm_calls_install(struct JNINativeInterface_ *table);
+ * hooks' when refs_hooked, pw_ref_hooks_install having put them in). */
+PW_HIDDEN void pw_jvm_calls_install(struct JNINativeInterface_ *table, bool refs_hooked);
 
 #endif

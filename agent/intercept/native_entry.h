@@ -5,19 +5,18 @@
 #ifndef PW_NATIVE_ENTRY_H
 #define PW_NATIVE_ENTRY_H
 
+/* jni_guard.S stamps one thunk per slot of the JNI function table, for
+ * the newest JNI version pinwatch knows: PW_JNI_SLOTS. */
+#include "jvm/jni_table.h"
 #include "state/frame_layout.h"
-
-/* jni_guard.S: one thunk per slot of the JNI function table, for the
- * newest JNI version pinwatch knows (jni_table.h). */
-#define PW_GUARD_SLOTS 236
 
 #ifndef __ASSEMBLER__
 #include <stdbool.h>
 #include <stdint.h>
 /* Where each guard thunk jumps: the function the table had before. */
-extern void *pw_jni_guard_next[PW_GUARD_SLOTS] __attribute__((visibility("hidden")));
+extern void *pw_jni_guard_next[PW_JNI_SLOTS] __attribute__((visibility("hidden")));
 /* The thunks' addresses, by slot. */
-extern void *const pw_jni_guard_thunks[PW_GUARD_SLOTS] __attribute__((visibility("hidden")));
+extern void *const pw_jni_guard_thunks[PW_JNI_SLOTS] __attribute__((visibility("hidden")));
 /* Called by a thunk for a JNI call made inside a critical region. */
 void pw_jni_guard_hit(uint32_t slot, void *call) __attribute__((visibility("hidden")));
 /* The thunk of every bound native method jumps to pw_native_entry; the

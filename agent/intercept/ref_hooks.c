@@ -28,8 +28,8 @@
  * NewDirectByteBuffer's wrapper gives the JVM its own table for the call
  * (jvm_calls.c). */
 #include "intercept/ref_hooks.h"
+#include "intercept/hook.h"
 #include "base/cpu.h"
-#include "tracking/findings.h"
 #include "jvm/jni_table.h"
 #include "intercept/jvm_calls.h"
 #include "tracking/refs.h"
@@ -40,28 +40,24 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
-bool pw_ref_hooks_enabled = true;
+/* refs=: written once by pw_ref_hooks_start, before the JNI table swap. */
+static bool enabled;
 
-#define SLOT(name) ((uint32_t)(offsetof(struct JNINativeInterface_, name) / sizeof(void *)))
-
-static inline struct pw_thread *
-entered(uint32_t slot, void *ret)
+void
+pw_ref_hooks_start(const struct pw_options *o)
 {
-    struct pw_thread *t = pw_thread_self();
-    if (PW_UNLIKELY(t != NULL && t->critical != 0))
-        pw_finding(PW_FINDING_JNI_IN_CRITICAL, t->critical_site, ret, slot);
-    return t;
+    enabled = o->refs;
 }
 
 static inline jobject
 local_made(JNIEnv *env, uint32_t slot, jobject r, void *ret)
 {
     if (r != NULL) {
-        struct pw_thread *t = entered(slot, ret);
+        struct pw_thread *t = pw_hook_enter(slot, ret);
         if (PW_LIKELY(t != NULL))
             pw_refs_local_made_fast(env, t, slot, r, ret);
     } else {
-        (void)entered(slot, ret);
+        (void)pw_hook_enter(slot, ret);
     }
     return r;
 }
@@ -73,7 +69,7 @@ hook_NewGlobalRef(JNIEnv *env, jobject obj)
 {
     void *ret = PW_RETURN_ADDRESS();
     jobject r = pw_jni.NewGlobalRef(env, obj);
-    struct pw_thread *t = entered(SLOT(NewGlobalRef), ret);
+    struct pw_thread *t = pw_hook_enter(PW_JNI_SLOT(NewGlobalRef), ret);
     if (r != NULL && PW_LIKELY(t != NULL))
         pw_refs_global_made(env, t, PW_FN_REF_GLOBAL, r, ret);
     return r;
@@ -84,7 +80,7 @@ hook_NewWeakGlobalRef(JNIEnv *env, jobject obj)
 {
     void *ret = PW_RETURN_ADDRESS();
     jweak r = pw_jni.NewWeakGlobalRef(env, obj);
-    struct pw_thread *t = entered(SLOT(NewWeakGlobalRef), ret);
+    struct pw_thread *t = pw_hook_enter(PW_JNI_SLOT(NewWeakGlobalRef), ret);
     if (r != NULL && PW_LIKELY(t != NULL))
         pw_refs_global_made(env, t, PW_FN_REF_WEAK, r, ret);
     return r;
@@ -93,7 +89,7 @@ hook_NewWeakGlobalRef(JNIEnv *env, jobject obj)
 static void
 global_deleted(JNIEnv *env, uint32_t fn, jobject ref, void *ret, uint32_t slot)
 {
-    struct pw_thread *t = entered(slot, ret);
+    struct pw_thread *t = pw_hook_enter(slot, ret);
     enum pw_ref_delete d =
         ref != NULL && PW_LIKELY(t != NULL) ? pw_refs_global_deleting(t, fn, ref, ret, slot) : PW_REF_DELETE_PASS;
     if (d == PW_REF_DELETE_PASS)
@@ -107,13 +103,13 @@ global_deleted(JNIEnv *env, uint32_t fn, jobject ref, void *ret, uint32_t slot)
 static void JNICALL
 hook_DeleteGlobalRef(JNIEnv *env, jobject ref)
 {
-    global_deleted(env, PW_FN_REF_GLOBAL, ref, PW_RETURN_ADDRESS(), SLOT(DeleteGlobalRef));
+    global_deleted(env, PW_FN_REF_GLOBAL, ref, PW_RETURN_ADDRESS(), PW_JNI_SLOT(DeleteGlobalRef));
 }
 
 static void JNICALL
 hook_DeleteWeakGlobalRef(JNIEnv *env, jweak ref)
 {
-    global_deleted(env, PW_FN_REF_WEAK, ref, PW_RETURN_ADDRESS(), SLOT(DeleteWeakGlobalRef));
+    global_deleted(env, PW_FN_REF_WEAK, ref, PW_RETURN_ADDRESS(), PW_JNI_SLOT(DeleteWeakGlobalRef));
 }
 
 /* --- local reference lifetimes --------------------------------------- */
@@ -122,7 +118,7 @@ static void JNICALL
 hook_DeleteLocalRef(JNIEnv *env, jobject ref)
 {
     void *ret = PW_RETURN_ADDRESS();
-    struct pw_thread *t = entered(SLOT(DeleteLocalRef), ret);
+    struct pw_thread *t = pw_hook_enter(PW_JNI_SLOT(DeleteLocalRef), ret);
     if (ref != NULL && PW_LIKELY(t != NULL) && !pw_refs_local_deleted_fast(t) &&
         !pw_refs_local_deleting(t, ref, ret))
         return;
@@ -134,7 +130,7 @@ hook_PushLocalFrame(JNIEnv *env, jint capacity)
 {
     void *ret = PW_RETURN_ADDRESS();
     jint rc = pw_jni.PushLocalFrame(env, capacity);
-    struct pw_thread *t = entered(SLOT(PushLocalFrame), ret);
+    struct pw_thread *t = pw_hook_enter(PW_JNI_SLOT(PushLocalFrame), ret);
     if (rc == JNI_OK && PW_LIKELY(t != NULL))
         pw_refs_frame_pushed(t);
     return rc;
@@ -144,14 +140,14 @@ static jobject JNICALL
 hook_PopLocalFrame(JNIEnv *env, jobject result)
 {
     void *ret = PW_RETURN_ADDRESS();
-    struct pw_thread *t = entered(SLOT(PopLocalFrame), ret);
+    struct pw_thread *t = pw_hook_enter(PW_JNI_SLOT(PopLocalFrame), ret);
     /* Before the JVM frees the frame's handles: one of them may come back
      * at once as the result's. */
     if (PW_LIKELY(t != NULL))
         pw_refs_frame_popping(t);
     jobject r = pw_jni.PopLocalFrame(env, result);
     if (r != NULL && PW_LIKELY(t != NULL))
-        pw_refs_local_made(env, t, SLOT(PopLocalFrame), r, ret);
+        pw_refs_local_made(env, t, PW_JNI_SLOT(PopLocalFrame), r, ret);
     return r;
 }
 
@@ -159,10 +155,10 @@ hook_PopLocalFrame(JNIEnv *env, jobject result)
 
 #define RET PW_RETURN_ADDRESS()
 
-_Static_assert(SLOT(NewObject) == PW_SLOT_NEW_OBJECT, "va_forward.h");
-_Static_assert(SLOT(CallObjectMethod) == PW_SLOT_CALL_OBJECT_METHOD, "va_forward.h");
-_Static_assert(SLOT(CallNonvirtualObjectMethod) == PW_SLOT_CALL_NONVIRTUAL_OBJECT_METHOD, "va_forward.h");
-_Static_assert(SLOT(CallStaticObjectMethod) == PW_SLOT_CALL_STATIC_OBJECT_METHOD, "va_forward.h");
+_Static_assert(PW_JNI_SLOT(NewObject) == PW_SLOT_NEW_OBJECT, "va_forward.h");
+_Static_assert(PW_JNI_SLOT(CallObjectMethod) == PW_SLOT_CALL_OBJECT_METHOD, "va_forward.h");
+_Static_assert(PW_JNI_SLOT(CallNonvirtualObjectMethod) == PW_SLOT_CALL_NONVIRTUAL_OBJECT_METHOD, "va_forward.h");
+_Static_assert(PW_JNI_SLOT(CallStaticObjectMethod) == PW_SLOT_CALL_STATIC_OBJECT_METHOD, "va_forward.h");
 
 /* A variadic call forwarded by va_forward.S has returned: the return
  * address it kept leaves the shadow frame (the frames are where they were
@@ -182,61 +178,62 @@ pw_va_returned(jobject result, uint32_t slot)
 static jclass JNICALL
 hook_DefineClass(JNIEnv *env, const char *name, jobject loader, const jbyte *buf, jsize len)
 {
-    return local_made(env, SLOT(DefineClass), pw_jni.DefineClass(env, name, loader, buf, len), RET);
+    return local_made(env, PW_JNI_SLOT(DefineClass), pw_jni.DefineClass(env, name, loader, buf, len), RET);
 }
 
 static jclass JNICALL
 hook_FindClass(JNIEnv *env, const char *name)
 {
-    return local_made(env, SLOT(FindClass), pw_jni.FindClass(env, name), RET);
+    return local_made(env, PW_JNI_SLOT(FindClass), pw_jni.FindClass(env, name), RET);
 }
 
 static jobject JNICALL
 hook_ToReflectedMethod(JNIEnv *env, jclass cls, jmethodID id, jboolean is_static)
 {
-    return local_made(env, SLOT(ToReflectedMethod), pw_jni.ToReflectedMethod(env, cls, id, is_static), RET);
+    return local_made(env, PW_JNI_SLOT(ToReflectedMethod), pw_jni.ToReflectedMethod(env, cls, id, is_static),
+                      RET);
 }
 
 static jclass JNICALL
 hook_GetSuperclass(JNIEnv *env, jclass sub)
 {
-    return local_made(env, SLOT(GetSuperclass), pw_jni.GetSuperclass(env, sub), RET);
+    return local_made(env, PW_JNI_SLOT(GetSuperclass), pw_jni.GetSuperclass(env, sub), RET);
 }
 
 static jobject JNICALL
 hook_ToReflectedField(JNIEnv *env, jclass cls, jfieldID id, jboolean is_static)
 {
-    return local_made(env, SLOT(ToReflectedField), pw_jni.ToReflectedField(env, cls, id, is_static), RET);
+    return local_made(env, PW_JNI_SLOT(ToReflectedField), pw_jni.ToReflectedField(env, cls, id, is_static), RET);
 }
 
 static jthrowable JNICALL
 hook_ExceptionOccurred(JNIEnv *env)
 {
-    return local_made(env, SLOT(ExceptionOccurred), pw_jni.ExceptionOccurred(env), RET);
+    return local_made(env, PW_JNI_SLOT(ExceptionOccurred), pw_jni.ExceptionOccurred(env), RET);
 }
 
 static jobject JNICALL
 hook_NewLocalRef(JNIEnv *env, jobject ref)
 {
-    return local_made(env, SLOT(NewLocalRef), pw_jni.NewLocalRef(env, ref), RET);
+    return local_made(env, PW_JNI_SLOT(NewLocalRef), pw_jni.NewLocalRef(env, ref), RET);
 }
 
 static jobject JNICALL
 hook_AllocObject(JNIEnv *env, jclass cls)
 {
-    return local_made(env, SLOT(AllocObject), pw_jni.AllocObject(env, cls), RET);
+    return local_made(env, PW_JNI_SLOT(AllocObject), pw_jni.AllocObject(env, cls), RET);
 }
 
 static jobject JNICALL
 hook_NewObjectV(JNIEnv *env, jclass cls, jmethodID id, va_list args)
 {
-    return local_made(env, SLOT(NewObjectV), pw_jni.NewObjectV(env, cls, id, args), RET);
+    return local_made(env, PW_JNI_SLOT(NewObjectV), pw_jni.NewObjectV(env, cls, id, args), RET);
 }
 
 static jobject JNICALL
 hook_NewObjectA(JNIEnv *env, jclass cls, jmethodID id, const jvalue *args)
 {
-    return local_made(env, SLOT(NewObjectA), pw_jni.NewObjectA(env, cls, id, args), RET);
+    return local_made(env, PW_JNI_SLOT(NewObjectA), pw_jni.NewObjectA(env, cls, id, args), RET);
 }
 
 jobject JNICALL
@@ -246,25 +243,25 @@ pw_va_fallback_NewObject(JNIEnv *env, jclass cls, jmethodID id, ...)
     va_start(ap, id);
     jobject r = pw_jni.NewObjectV(env, cls, id, ap);
     va_end(ap);
-    return local_made(env, SLOT(NewObject), r, RET);
+    return local_made(env, PW_JNI_SLOT(NewObject), r, RET);
 }
 
 static jclass JNICALL
 hook_GetObjectClass(JNIEnv *env, jobject obj)
 {
-    return local_made(env, SLOT(GetObjectClass), pw_jni.GetObjectClass(env, obj), RET);
+    return local_made(env, PW_JNI_SLOT(GetObjectClass), pw_jni.GetObjectClass(env, obj), RET);
 }
 
 static jobject JNICALL
 hook_CallObjectMethodV(JNIEnv *env, jobject obj, jmethodID id, va_list args)
 {
-    return local_made(env, SLOT(CallObjectMethodV), pw_jni.CallObjectMethodV(env, obj, id, args), RET);
+    return local_made(env, PW_JNI_SLOT(CallObjectMethodV), pw_jni.CallObjectMethodV(env, obj, id, args), RET);
 }
 
 static jobject JNICALL
 hook_CallObjectMethodA(JNIEnv *env, jobject obj, jmethodID id, const jvalue *args)
 {
-    return local_made(env, SLOT(CallObjectMethodA), pw_jni.CallObjectMethodA(env, obj, id, args), RET);
+    return local_made(env, PW_JNI_SLOT(CallObjectMethodA), pw_jni.CallObjectMethodA(env, obj, id, args), RET);
 }
 
 jobject JNICALL
@@ -274,20 +271,20 @@ pw_va_fallback_CallObjectMethod(JNIEnv *env, jobject obj, jmethodID id, ...)
     va_start(ap, id);
     jobject r = pw_jni.CallObjectMethodV(env, obj, id, ap);
     va_end(ap);
-    return local_made(env, SLOT(CallObjectMethod), r, RET);
+    return local_made(env, PW_JNI_SLOT(CallObjectMethod), r, RET);
 }
 
 static jobject JNICALL
 hook_CallNonvirtualObjectMethodV(JNIEnv *env, jobject obj, jclass cls, jmethodID id, va_list args)
 {
-    return local_made(env, SLOT(CallNonvirtualObjectMethodV),
+    return local_made(env, PW_JNI_SLOT(CallNonvirtualObjectMethodV),
                       pw_jni.CallNonvirtualObjectMethodV(env, obj, cls, id, args), RET);
 }
 
 static jobject JNICALL
 hook_CallNonvirtualObjectMethodA(JNIEnv *env, jobject obj, jclass cls, jmethodID id, const jvalue *args)
 {
-    return local_made(env, SLOT(CallNonvirtualObjectMethodA),
+    return local_made(env, PW_JNI_SLOT(CallNonvirtualObjectMethodA),
                       pw_jni.CallNonvirtualObjectMethodA(env, obj, cls, id, args), RET);
 }
 
@@ -298,27 +295,27 @@ pw_va_fallback_CallNonvirtualObjectMethod(JNIEnv *env, jobject obj, jclass cls, 
     va_start(ap, id);
     jobject r = pw_jni.CallNonvirtualObjectMethodV(env, obj, cls, id, ap);
     va_end(ap);
-    return local_made(env, SLOT(CallNonvirtualObjectMethod), r, RET);
+    return local_made(env, PW_JNI_SLOT(CallNonvirtualObjectMethod), r, RET);
 }
 
 static jobject JNICALL
 hook_GetObjectField(JNIEnv *env, jobject obj, jfieldID id)
 {
-    return local_made(env, SLOT(GetObjectField), pw_jni.GetObjectField(env, obj, id), RET);
+    return local_made(env, PW_JNI_SLOT(GetObjectField), pw_jni.GetObjectField(env, obj, id), RET);
 }
 
 static jobject JNICALL
 hook_CallStaticObjectMethodV(JNIEnv *env, jclass cls, jmethodID id, va_list args)
 {
-    return local_made(env, SLOT(CallStaticObjectMethodV), pw_jni.CallStaticObjectMethodV(env, cls, id, args),
-                      RET);
+    return local_made(env, PW_JNI_SLOT(CallStaticObjectMethodV),
+                      pw_jni.CallStaticObjectMethodV(env, cls, id, args), RET);
 }
 
 static jobject JNICALL
 hook_CallStaticObjectMethodA(JNIEnv *env, jclass cls, jmethodID id, const jvalue *args)
 {
-    return local_made(env, SLOT(CallStaticObjectMethodA), pw_jni.CallStaticObjectMethodA(env, cls, id, args),
-                      RET);
+    return local_made(env, PW_JNI_SLOT(CallStaticObjectMethodA),
+                      pw_jni.CallStaticObjectMethodA(env, cls, id, args), RET);
 }
 
 jobject JNICALL
@@ -328,43 +325,44 @@ pw_va_fallback_CallStaticObjectMethod(JNIEnv *env, jclass cls, jmethodID id, ...
     va_start(ap, id);
     jobject r = pw_jni.CallStaticObjectMethodV(env, cls, id, ap);
     va_end(ap);
-    return local_made(env, SLOT(CallStaticObjectMethod), r, RET);
+    return local_made(env, PW_JNI_SLOT(CallStaticObjectMethod), r, RET);
 }
 
 static jobject JNICALL
 hook_GetStaticObjectField(JNIEnv *env, jclass cls, jfieldID id)
 {
-    return local_made(env, SLOT(GetStaticObjectField), pw_jni.GetStaticObjectField(env, cls, id), RET);
+    return local_made(env, PW_JNI_SLOT(GetStaticObjectField), pw_jni.GetStaticObjectField(env, cls, id), RET);
 }
 
 static jstring JNICALL
 hook_NewString(JNIEnv *env, const jchar *chars, jsize len)
 {
-    return local_made(env, SLOT(NewString), pw_jni.NewString(env, chars, len), RET);
+    return local_made(env, PW_JNI_SLOT(NewString), pw_jni.NewString(env, chars, len), RET);
 }
 
 static jstring JNICALL
 hook_NewStringUTF(JNIEnv *env, const char *utf)
 {
-    return local_made(env, SLOT(NewStringUTF), pw_jni.NewStringUTF(env, utf), RET);
+    return local_made(env, PW_JNI_SLOT(NewStringUTF), pw_jni.NewStringUTF(env, utf), RET);
 }
 
 static jobjectArray JNICALL
 hook_NewObjectArray(JNIEnv *env, jsize len, jclass cls, jobject init)
 {
-    return local_made(env, SLOT(NewObjectArray), pw_jni.NewObjectArray(env, len, cls, init), RET);
+    return local_made(env, PW_JNI_SLOT(NewObjectArray), pw_jni.NewObjectArray(env, len, cls, init), RET);
 }
 
 static jobject JNICALL
 hook_GetObjectArrayElement(JNIEnv *env, jobjectArray array, jsize index)
 {
-    return local_made(env, SLOT(GetObjectArrayElement), pw_jni.GetObjectArrayElement(env, array, index), RET);
+    return local_made(env, PW_JNI_SLOT(GetObjectArrayElement), pw_jni.GetObjectArrayElement(env, array, index),
+                      RET);
 }
 
 #define NEW_ARRAY(Type, jtype) \
     static jtype##Array JNICALL hook_New##Type##Array(JNIEnv *env, jsize len) \
     { \
-        return local_made(env, SLOT(New##Type##Array), pw_jni.New##Type##Array(env, len), RET); \
+        return local_made(env, PW_JNI_SLOT(New##Type##Array), pw_jni.New##Type##Array(env, len), RET); \
     }
 
 NEW_ARRAY(Boolean, jboolean)
@@ -385,20 +383,20 @@ hook_NewDirectByteBuffer(JNIEnv *env, void *address, jlong capacity)
     const struct JNINativeInterface_ *was = pw_jvm_call_begin(env);
     jobject r = pw_jni.NewDirectByteBuffer(env, address, capacity);
     pw_jvm_call_end(env, was);
-    return local_made(env, SLOT(NewDirectByteBuffer), r, RET);
+    return local_made(env, PW_JNI_SLOT(NewDirectByteBuffer), r, RET);
 }
 
 static jobject JNICALL
 hook_GetModule(JNIEnv *env, jclass cls)
 {
-    return local_made(env, SLOT(GetModule), pw_jni.GetModule(env, cls), RET);
+    return local_made(env, PW_JNI_SLOT(GetModule), pw_jni.GetModule(env, cls), RET);
 }
 
-void
+bool
 pw_ref_hooks_install(struct JNINativeInterface_ *table)
 {
-    if (!pw_ref_hooks_enabled)
-        return;
+    if (!enabled)
+        return false;
 #define HOOK(name) table->name = hook_##name
     HOOK(NewGlobalRef);
     HOOK(DeleteGlobalRef);
@@ -445,6 +443,7 @@ pw_ref_hooks_install(struct JNINativeInterface_ *table)
     HOOK(NewDirectByteBuffer);
     HOOK(GetModule);
 #undef HOOK
+    return true;
 }
 
 /* DetachCurrentThread is in the JavaVM's invoke interface, which HotSpot
@@ -471,7 +470,7 @@ hook_DetachCurrentThread(JavaVM *vm)
 void
 pw_ref_hooks_install_vm(JavaVM *vm)
 {
-    if (!pw_ref_hooks_enabled || vm == NULL || *vm == NULL || atomic_exchange(&vm_wrapped, true))
+    if (!enabled || vm == NULL || *vm == NULL || atomic_exchange(&vm_wrapped, true))
         return;
     invoke_copy = **vm;
     real_detach = invoke_copy.DetachCurrentThread;

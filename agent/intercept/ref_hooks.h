@@ -6,14 +6,16 @@
 #ifndef PW_REF_HOOKS_H
 #define PW_REF_HOOKS_H
 
+#include "base/options.h"
 #include "base/pinwatch.h"
 
-/* Set before the table is swapped. */
-PW_HIDDEN extern bool pw_ref_hooks_enabled;
+/* refs= from o.  Before the JNI table swap. */
+PW_HIDDEN void pw_ref_hooks_start(const struct pw_options *o);
 
 /* Puts the wrappers in table (called by pw_jni_hooks_install after the
- * guards, before the table is set); nothing when not enabled. */
-PW_HIDDEN void pw_ref_hooks_install(struct JNINativeInterface_ *table);
+ * guards, before the table is set) and returns true; nothing, and false,
+ * with refs=off. */
+PW_HIDDEN bool pw_ref_hooks_install(struct JNINativeInterface_ *table);
 
 /* Wraps DetachCurrentThread in the JavaVM's invoke interface, where a
  * natively attached thread's locals die; once, when enabled. */

@@ -22,7 +22,7 @@ class_name(jvmtiEnv *jvmti, JNIEnv *env, jmethodID method, const char *name)
      * refs: N, exceeds capacity: M", src/hotspot/share/prims/jniCheck.cpp
      * functionExit). */
     if (env != NULL)
-        pw_jni_real()->DeleteLocalRef(env, klass);
+        pw_jni.DeleteLocalRef(env, klass);
     if (err != JVMTI_ERROR_NONE)
         return NULL;
     out = pw_java_method_name(sig, name);

@@ -7,7 +7,18 @@
 #ifndef PW_JNI_TABLE_H
 #define PW_JNI_TABLE_H
 
+/* Slots pinwatch can name and guard: the newest JNI version's table
+ * (jni_function_names.h names them).  A plain number: the guard thunks'
+ * assembler (jni_guard_<arch>.S) stamps one thunk per slot with it. */
+#define PW_JNI_SLOTS 236
+
+#ifndef __ASSEMBLER__
 #include "base/pinwatch.h"
+
+#include <stddef.h>
+
+/* The slot of a JNI function in the table, by its member name. */
+#define PW_JNI_SLOT(name) ((uint32_t)(offsetof(struct JNINativeInterface_, name) / sizeof(void *)))
 
 /* The table as it was before us: HotSpot's functions, or its checked ones
  * under -Xcheck:jni.  The agent's own JNI calls go through it and never
@@ -24,21 +35,16 @@ PW_HIDDEN void pw_jni_table_save(const void *table, uint32_t slots, bool whole);
  * JDK 24's GetStringUTFLengthAsLong too, which pw_jni, of JDK 17's jni.h,
  * lacks): a table a JNIEnv may point at, since anything the thread runs
  * meanwhile may call any slot the JVM has through it.  NULL when the JVM's
- * slot count is not known (a JNI version newer than PW_JNI_MAX_SLOTS'). */
+ * slot count is not known (a JNI version newer than PW_JNI_SLOTS'). */
 PW_HIDDEN extern const struct JNINativeInterface_ *pw_jni_whole;
-
-static inline const struct JNINativeInterface_ *
-pw_jni_real(void)
-{
-    return &pw_jni;
-}
-
-/* Slots pinwatch can name and guard: the newest JNI version it knows. */
-#define PW_JNI_MAX_SLOTS 236
 
 /* "GetObjectClass" for a slot of the JNI function table, "?" past the
  * known ones. */
 PW_HIDDEN const char *pw_jni_slot_name(uint32_t slot);
+
+/* "ReleaseIntArrayElements" for a pin's acquire function (an enum
+ * pw_function), the name of the family's release; "?" for any other. */
+PW_HIDDEN const char *pw_release_name(uint32_t fn);
 
 /* The newest JNI version the JVM implements, asked through GetEnv (which
  * accepts exactly those); 0 when the calling thread is not attached.
@@ -51,5 +57,7 @@ PW_HIDDEN jint pw_jni_version(JavaVM *vm);
  * the newest known table, which its own can only extend; *newest_known,
  * when not NULL, says whether version is not past the newest known. */
 PW_HIDDEN uint32_t pw_jni_table_slots(jint version, bool *newest_known);
+
+#endif /* __ASSEMBLER__ */
 
 #endif

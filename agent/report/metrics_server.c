@@ -35,7 +35,8 @@
 #define WRITE_MS 5000
 #define BACKLOG 8
 
-static const struct pw_options *options;
+/* A copy: written once by pw_metrics_server_start, before the thread starts. */
+static struct pw_options options;
 static int listen_fd = -1;
 
 static int64_t
@@ -152,7 +153,7 @@ serve(int fd)
     }
     struct pw_strbuf text;
     pw_strbuf_init(&text);
-    if (pw_report_metrics(options, answer.openmetrics, &text))
+    if (pw_report_metrics(&options, answer.openmetrics, &text))
         respond(fd, 200,
                 answer.openmetrics ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
                                    : "text/plain; version=0.0.4; charset=utf-8",
@@ -215,7 +216,9 @@ describe(char *out, size_t len, const struct pw_options *opts)
 bool
 pw_metrics_server_start(const struct pw_options *opts)
 {
-    options = opts;
+    if (opts->metrics_port == 0)
+        return true;
+    options = *opts;
     char where[96];
     describe(where, sizeof(where), opts);
     struct sockaddr_storage addr;

@@ -6,9 +6,10 @@
 
 #include "base/options.h"
 
-/* Binds opts->metrics_host:metrics_port and starts serving.  On failure
- * logs one ERROR line naming the address and the cause and returns false;
- * the agent goes on without the endpoint. */
+/* Binds opts->metrics_host:metrics_port and starts serving, with a copy
+ * of opts; nothing with metrics_port 0.  On failure logs one ERROR line
+ * naming the address and the cause and returns false; the agent goes on
+ * without the endpoint. */
 PW_HIDDEN bool pw_metrics_server_start(const struct pw_options *opts);
 
 #endif

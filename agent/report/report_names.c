@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What reports call a row's function and a reference row's kind. */
-#include "jvm/jni_function_names.h"
+#include "jvm/jni_table.h"
 #include "report/snapshot.h"
 
 const char *
@@ -13,6 +13,6 @@ const char *
 pw_snap_function_name(uint32_t fn)
 {
     if (PW_FN_IS_LOCAL_REF(fn))
-        return fn - PW_FN_REF_LOCAL < PW_JNI_SLOTS ? pw_jni_function_names[fn - PW_FN_REF_LOCAL] : "?";
+        return pw_jni_slot_name(fn - PW_FN_REF_LOCAL);
     return pw_function_name(fn);
 }

@@ -17,7 +17,8 @@
 #include <string.h>
 #include <time.h>
 
-static const struct pw_options *options;
+/* A copy: written once by pw_report_thread_start, before the thread starts. */
+static struct pw_options options;
 
 static void
 write_notes(const struct pw_leak_note *batch, size_t n)
@@ -60,7 +61,7 @@ report_thread(void *arg)
 {
     (void)arg;
     struct timespec next_interval;
-    uint64_t interval = options->interval_ms;
+    uint64_t interval = options.interval_ms;
     if (interval > 0)
         next_interval = pw_clock_deadline(CLOCK_MONOTONIC, interval);
     /* Static: a queue of notes is too big for a thread's stack to spare. */
@@ -75,14 +76,14 @@ report_thread(void *arg)
         if (asked.nnotes > 0 || asked.notes_dropped > 0)
             pw_requests_notes_written();
         if (asked.threshold)
-            pw_report_write("threshold", options, NULL);
+            pw_report_write("threshold", &options, NULL);
         if (asked.dump)
-            pw_requests_dump_done(asked.dump_ticket, pw_report_write(asked.dump_reason, options, NULL));
+            pw_requests_dump_done(asked.dump_ticket, pw_report_write(asked.dump_reason, &options, NULL));
         if (interval > 0 && passed(&next_interval)) {
             /* The next period starts now: a slow report does not cause a
              * burst of catch-up reports. */
             next_interval = pw_clock_deadline(CLOCK_MONOTONIC, interval);
-            pw_report_write("interval", options, NULL);
+            pw_report_write("interval", &options, NULL);
         }
     }
     return NULL;
@@ -103,9 +104,9 @@ pw_report_thread_flush_notes(void)
 }
 
 bool
-pw_report_thread_start(const struct pw_options *opts)
+pw_report_thread_start(const struct pw_options *o)
 {
-    options = opts;
+    options = *o;
     int rc = pw_thread_spawn("pinwatch", 0, report_thread, NULL);
     if (rc != 0) {
         pw_log_error(

@@ -7,9 +7,9 @@
 
 #include "base/options.h"
 
-/* Starts the thread; reports use opts (kept by the caller).  False, with
- * an error line, when it could not be started. */
-PW_HIDDEN bool pw_report_thread_start(const struct pw_options *opts);
+/* Starts the thread; its reports use a copy of o.  False, with an error
+ * line, when it could not be started. */
+PW_HIDDEN bool pw_report_thread_start(const struct pw_options *o);
 
 /* At VM death, before the exit report: the UNRELEASED lines still queued
  * are written now, those the thread is writing are waited for. */

@@ -52,7 +52,15 @@ add_pin(uintptr_t key, const struct pw_pin_info *info, void *arg)
     return false;
 }
 
-bool pw_snapshot_refs;
+/* refs=: reports carry a references section.  Written once by
+ * pw_snapshot_start, before the JNI table swap. */
+static bool refs_on;
+
+void
+pw_snapshot_start(const struct pw_options *o)
+{
+    refs_on = o->refs;
+}
 
 static void
 add_ref(uintptr_t handle, const struct pw_ref_info *info, void *arg)
@@ -369,7 +377,7 @@ take(struct pw_snapshot *snap, const char *reason, enum depth depth)
         pw_pin_table_unlock(&t->pins);
     pw_threads_read_unlock();
     pass.leaked = false;
-    if (pw_snapshot_refs) {
+    if (refs_on) {
         pw_ref_table_visit(add_ref, &pass);
         snap->ref_totals.table_bytes += pw_ref_table_memory();
     }
@@ -459,7 +467,7 @@ take(struct pw_snapshot *snap, const char *reason, enum depth depth)
 
     snap->nrows = group_rows(snap->sites, npins, snap->rows, by_live_bytes);
     snap->nrefs = group_rows(snap->sites + npins, snap->nsites - npins, snap->refs, by_live);
-    snap->refs_on = pw_snapshot_refs;
+    snap->refs_on = refs_on;
     snap->totals.ref_live = snap->ref_totals.live;
     struct pw_refs_counts rc;
     pw_refs_counts_read(&rc);

@@ -5,6 +5,7 @@
 #ifndef PW_SNAPSHOT_H
 #define PW_SNAPSHOT_H
 
+#include "base/options.h"
 #include "base/pinwatch.h"
 #include "tracking/findings.h"
 #include "jvm/java_stack.h"
@@ -133,8 +134,8 @@ PW_HIDDEN const char *pw_snap_ref_kind(uint32_t fn);
  * function that made a reference. */
 PW_HIDDEN const char *pw_snap_function_name(uint32_t fn);
 
-/* Set at start: reports carry a references section. */
-PW_HIDDEN extern bool pw_snapshot_refs;
+/* refs= from o: whether reports carry a references section. */
+PW_HIDDEN void pw_snapshot_start(const struct pw_options *o);
 
 /* Returns false when memory ran out (nothing to free then). */
 PW_HIDDEN bool pw_snapshot_take(struct pw_snapshot *snap, const char *reason);

@@ -382,7 +382,7 @@ pw_method_rebind(jvmtiEnv *jvmti, JNIEnv *env, struct pw_method *m, void *ret)
     if ((*jvmti)->GetMethodDeclaringClass(jvmti, m->id, &klass) != JVMTI_ERROR_NONE || klass == NULL)
         return;
     pw_method_bind_to_thunk(jvmti, env, m, klass, info.dli_saddr);
-    pw_jni_real()->DeleteLocalRef(env, klass);
+    pw_jni.DeleteLocalRef(env, klass);
 }
 
 bool
@@ -407,13 +407,12 @@ pw_method_bind_to_thunk(jvmtiEnv *jvmti, JNIEnv *env, struct pw_method *m, jclas
         return false;
     const char *dot = strrchr(name, '.');
     char *method_name = strdup(dot + 1), *method_sig = strdup(sig);
-    const struct JNINativeInterface_ *jni = pw_jni_real();
     bool ok = false;
     if (method_name != NULL && method_sig != NULL) {
         JNINativeMethod binding = {method_name, method_sig, bound->code};
-        ok = jni->RegisterNatives(env, klass, &binding, 1) == JNI_OK;
+        ok = pw_jni.RegisterNatives(env, klass, &binding, 1) == JNI_OK;
         if (!ok)
-            jni->ExceptionClear(env);
+            pw_jni.ExceptionClear(env);
     }
     free(method_name);
     free(method_sig);

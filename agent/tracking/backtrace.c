@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "tracking/backtrace.h"
 #include "base/cpu.h"
+#include "base/log.h"
 #include "state/frame_layout.h"
 
 #define UNW_LOCAL_ONLY
@@ -9,7 +10,11 @@
 void
 pw_backtrace_init(void)
 {
-    unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    /* As heaptrack does (src/track/trace_libunwind.cpp): without the
+     * per-thread cache every stack taken is slower, never wrong. */
+    int rc = unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+    if (rc != 0)
+        pw_log_warn("libunwind refused per-thread caching (error %d): native stacks cost more to take", rc);
 }
 
 int

@@ -26,7 +26,14 @@ static _Atomic uint32_t index_[INDEX_SIZE];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint64_t double_releases, dropped;
 
-uint64_t pw_findings_critical_ms; /* set by start() from options.critical_ms */
+/* critical_ms=: written once by pw_findings_start, before the JNI table swap. */
+static uint64_t critical_ms;
+
+void
+pw_findings_start(const struct pw_options *o)
+{
+    critical_ms = o->critical_ms;
+}
 
 static const char *const kind_names[PW_FINDING_KINDS] = {
     [PW_FINDING_DOUBLE_RELEASE] = "double_release", [PW_FINDING_WRONG_OBJECT] = "wrong_object",
@@ -179,9 +186,11 @@ pw_finding_critical_held(uint32_t site, void *call, uint64_t held_ms)
     uint64_t max = atomic_load_explicit(&h->max_ms, memory_order_relaxed);
     while (held_ms > max && !atomic_compare_exchange_weak(&h->max_ms, &max, held_ms))
         ;
-    if (held_ms > pw_findings_critical_ms) {
+    if (held_ms > critical_ms) {
         atomic_fetch_add_explicit(&h->over, 1, memory_order_relaxed);
-        /* One finding per site, whatever released it: the histogram is. */
+        /* One finding per site (no call, no detail), whichever call
+         * released the region: how long each hold lasted is told by the
+         * site's histogram, not by separate findings. */
         pw_finding(PW_FINDING_LONG_CRITICAL, site, NULL, 0);
     }
 }

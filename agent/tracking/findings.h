@@ -18,6 +18,7 @@
 #ifndef PW_FINDINGS_H
 #define PW_FINDINGS_H
 
+#include "base/options.h"
 #include "base/pinwatch.h"
 
 enum pw_finding_kind {
@@ -44,7 +45,8 @@ PW_HIDDEN void pw_finding(enum pw_finding_kind kind, uint32_t site, void *call, 
  * holds of at least 1 ms are kept in a histogram per site). */
 PW_HIDDEN void pw_finding_critical_held(uint32_t site, void *call, uint64_t held_ms);
 
-PW_HIDDEN extern uint64_t pw_findings_critical_ms;
+/* critical_ms= from o.  Before the JNI table swap. */
+PW_HIDDEN void pw_findings_start(const struct pw_options *o);
 
 /* In a row's detail: the call was the native method's tail call, and call
  * is that function's start + 1 (so that looking up call - 1 names it). */

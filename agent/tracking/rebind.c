@@ -97,14 +97,13 @@ pw_rebind_loaded(jvmtiEnv *jvmti, JNIEnv *env)
     struct libraries libs = {0};
     dl_iterate_phdr(collect, &libs);
     unsigned bound = 0;
-    const struct JNINativeInterface_ *jni = pw_jni_real();
     for (jint i = 0; i < nclasses; i++) {
         jint status = 0;
         if ((*jvmti)->GetClassStatus(jvmti, classes[i], &status) == JVMTI_ERROR_NONE &&
             (status & (JVMTI_CLASS_STATUS_ARRAY | JVMTI_CLASS_STATUS_PRIMITIVE)) == 0 &&
             (status & JVMTI_CLASS_STATUS_PREPARED) != 0)
             bound += rebind_class(jvmti, env, &libs, classes[i]);
-        jni->DeleteLocalRef(env, classes[i]);
+        pw_jni.DeleteLocalRef(env, classes[i]);
     }
     (*jvmti)->Deallocate(jvmti, (unsigned char *)classes);
     for (size_t i = 0; i < libs.n; i++)

@@ -8,13 +8,17 @@
 
 #include <stdatomic.h>
 
-/* HotSpot's -Xcheck:jni warned above 16 locals plus the frame's declared
- * capacity: a bar correct code crosses all the time (one loop over an
- * array of 100 objects).  A leak worth a finding is an invocation that
- * keeps making locals without deleting them: thousands, not dozens.  Each
- * costs the JVM 8 bytes of handle block and keeps its object alive until
- * the method returns. */
-uint32_t pw_refs_local_limit = 10000;
+uint32_t pw_refs_local_limit;
+/* For the one question a thread is asked about its frames.  Written once
+ * by pw_refs_start, before the JNI table swap. */
+static jvmtiEnv *jvmti;
+
+void
+pw_refs_start(const struct pw_options *o, jvmtiEnv *env)
+{
+    pw_refs_local_limit = (uint32_t)o->local_limit;
+    jvmti = env;
+}
 
 /* Rare events, counted on shared atomics. */
 static _Atomic uint64_t unknown_deletes[3], double_deletes, lost;
@@ -126,7 +130,6 @@ natively_attached(struct pw_thread *t)
 {
     if (PW_UNLIKELY(t->kind == PW_THREAD_UNKNOWN)) {
         jint frames = 0;
-        jvmtiEnv *jvmti = pw_tracker_jvmti;
         if (t->critical == 0 && jvmti != NULL &&
             (*jvmti)->GetFrameCount(jvmti, NULL, &frames) != JVMTI_ERROR_NONE)
             frames = 0;

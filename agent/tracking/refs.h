@@ -12,11 +12,18 @@
 #ifndef PW_REFS_H
 #define PW_REFS_H
 
+#include "base/options.h"
 #include "state/thread_state.h"
 
 #include <stdatomic.h>
 
-/* local_limit=: locals one invocation may hold before it is a finding. */
+/* local_limit= and the JVMTI environment from start.  Before the JNI
+ * table swap. */
+PW_HIDDEN void pw_refs_start(const struct pw_options *o, jvmtiEnv *jvmti);
+
+/* local_limit=: locals one invocation may hold before it is a finding.
+ * Read by pw_refs_local_made_fast; written once by pw_refs_start, before
+ * the JNI table swap. */
 PW_HIDDEN extern uint32_t pw_refs_local_limit;
 
 /* A global (fn PW_FN_REF_GLOBAL) or weak (PW_FN_REF_WEAK) reference was

@@ -9,6 +9,7 @@
 #include <time.h>
 
 bool pw_requests_threshold_on;
+bool pw_requests_ref_threshold_on;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
@@ -19,11 +20,17 @@ static struct pw_requests pending; /* guarded by lock */
 static bool notes_in_flight;       /* guarded by lock: taken, not yet written */
 static pthread_cond_t notes_done = PTHREAD_COND_INITIALIZER;
 
+static _Atomic int64_t refs_published;
+static _Atomic uint64_t next_ref_threshold = UINT64_MAX;
+
 void
-pw_requests_init(uint64_t threshold)
+pw_requests_start(const struct pw_options *o)
 {
+    uint64_t threshold = o->threshold, ref_threshold = o->refs ? o->ref_threshold : 0;
     pw_requests_threshold_on = threshold > 0;
     atomic_store(&next_threshold, threshold > 0 ? threshold : UINT64_MAX);
+    pw_requests_ref_threshold_on = ref_threshold > 0;
+    atomic_store(&next_ref_threshold, ref_threshold > 0 ? ref_threshold : UINT64_MAX);
     /* Deadlines are monotonic: a clock set back must not stall interval
      * reports. */
     pthread_condattr_t cattr;
@@ -56,17 +63,6 @@ pw_requests_publish(struct pw_thread *t)
     pending.threshold = true;
     pthread_cond_signal(&wake);
     pthread_mutex_unlock(&lock);
-}
-
-bool pw_requests_ref_threshold_on;
-static _Atomic int64_t refs_published;
-static _Atomic uint64_t next_ref_threshold = UINT64_MAX;
-
-void
-pw_requests_refs_init(uint64_t threshold)
-{
-    pw_requests_ref_threshold_on = threshold > 0;
-    atomic_store(&next_ref_threshold, threshold > 0 ? threshold : UINT64_MAX);
 }
 
 void

@@ -11,15 +11,19 @@
 #ifndef PW_REQUESTS_H
 #define PW_REQUESTS_H
 
+#include "base/options.h"
 #include "state/thread_state.h"
 
 #include <time.h>
 
 #define PW_PUBLISH_STEP 16
 
-/* threshold: live pins that ask for the first report (0: never). */
-PW_HIDDEN void pw_requests_init(uint64_t threshold);
+/* threshold= (live pins that ask for the first report, 0: never) and,
+ * with refs=on, ref_threshold= from o.  Before the JNI table swap. */
+PW_HIDDEN void pw_requests_start(const struct pw_options *o);
 
+/* threshold= is not 0.  Read by pw_requests_count; written once by
+ * pw_requests_start, before the JNI table swap. */
 PW_HIDDEN extern bool pw_requests_threshold_on;
 
 /* Adds the thread's unpublished count to the shared one. */
@@ -38,8 +42,8 @@ pw_requests_count(struct pw_thread *t, int delta)
 
 /* ref_threshold: live global and weak references, and live locals of
  * natively attached threads, that ask for a report (0: never); counted
- * like pins, on their own shared counter. */
-PW_HIDDEN void pw_requests_refs_init(uint64_t threshold);
+ * like pins, on their own shared counter.  Read by pw_requests_ref_count;
+ * written once by pw_requests_start, before the JNI table swap. */
 PW_HIDDEN extern bool pw_requests_ref_threshold_on;
 PW_HIDDEN void pw_requests_refs_publish(struct pw_thread *t);
 

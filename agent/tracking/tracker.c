@@ -10,18 +10,28 @@
 #include "state/methods.h"
 #include "tracking/requests.h"
 
-jvmtiEnv *pw_tracker_jvmti;
-bool pw_tracker_attached_late;
-int pw_tracker_stack_depth; /* set by start() from options.stack, before any Get */
-int pw_tracker_java_depth;
-bool pw_tracker_checked_jni;
+/* Written once by pw_tracker_start, before the JNI table swap. */
+static jvmtiEnv *jvmti;
+/* Loaded into a running JVM: methods bound before have no thunk, so a
+ * thread in none of ours asks the JVM which native method it is in. */
+static bool attached_late;
+/* stack= and javastack=: frames kept per site. */
+static int stack_depth, java_depth;
+
+void
+pw_tracker_start(const struct pw_options *o, jvmtiEnv *env, bool attached)
+{
+    jvmti = env;
+    attached_late = attached;
+    stack_depth = o->stack;
+    java_depth = o->javastack;
+}
 
 /* The native method the JVM says this thread is in (its innermost Java
  * frame), or NULL when that frame is no native method's. */
 static struct pw_method *
 innermost_native(struct pw_thread *t)
 {
-    jvmtiEnv *jvmti = pw_tracker_jvmti;
     jmethodID id = NULL;
     jlocation loc;
     jboolean native = JNI_FALSE;
@@ -47,7 +57,7 @@ innermost_native(struct pw_thread *t)
 static const struct pw_method *
 method_without_frame(JNIEnv *env, struct pw_thread *t, void *ret)
 {
-    if (!pw_tracker_attached_late || pw_tracker_jvmti == NULL)
+    if (!attached_late || jvmti == NULL)
         return &pw_method_native_thread;
     /* No JVMTI call inside a critical region.  None is needed: no JNI call
      * may be made there, so no Java frame came or went since the Get that
@@ -59,7 +69,7 @@ method_without_frame(JNIEnv *env, struct pw_thread *t, void *ret)
     if (m == NULL)
         return &pw_method_native_thread;
     if (!atomic_load_explicit(&m->rebind_tried, memory_order_relaxed) && !atomic_exchange(&m->rebind_tried, true))
-        pw_method_rebind(pw_tracker_jvmti, env, m, ret);
+        pw_method_rebind(jvmti, env, m, ret);
     pw_late_frame_push(t, m, ret);
     return m;
 }
@@ -73,9 +83,8 @@ method_without_frame(JNIEnv *env, struct pw_thread *t, void *ret)
 static bool
 not_innermost(const struct pw_thread *t, const struct pw_frame *f)
 {
-    if (PW_LIKELY(!pw_tracker_attached_late) || PW_LIKELY(f->method->orig != NULL) || t->critical != 0)
+    if (PW_LIKELY(!attached_late) || PW_LIKELY(f->method->orig != NULL) || t->critical != 0)
         return false;
-    jvmtiEnv *jvmti = pw_tracker_jvmti;
     jmethodID id = NULL;
     jlocation loc;
     return (*jvmti)->GetFrameLocation(jvmti, NULL, 0, &id, &loc) == JVMTI_ERROR_NONE && id != NULL &&
@@ -87,7 +96,7 @@ static void
 take_stack(struct pw_site *site, void *ret, bool bounded)
 {
     uintptr_t ips[PW_STACK_MAX];
-    int n = pw_backtrace(ret, ips, pw_tracker_stack_depth, bounded);
+    int n = pw_backtrace(ret, ips, stack_depth, bounded);
     uint32_t id = pw_stack_intern(ips, n);
     if (id == PW_NO_STACK)
         return;
@@ -110,16 +119,15 @@ first_sight(JNIEnv *env, struct pw_thread *t, uint32_t id, void *ret, bool bound
     struct pw_site *site = pw_site_get(id);
     if (id == PW_SITE_OVERFLOW)
         return;
-    if (pw_tracker_stack_depth > 0 &&
-        atomic_load_explicit(&site->stacks[0], memory_order_acquire) == PW_NO_STACK) {
+    if (stack_depth > 0 && atomic_load_explicit(&site->stacks[0], memory_order_acquire) == PW_NO_STACK) {
         atomic_store_explicit(&site->sampled_ms, (uint32_t)pw_clock_ms(), memory_order_relaxed);
         take_stack(site, ret, bounded);
     }
     /* A JVMTI stack query is not for a thread inside a critical region. */
-    if (pw_tracker_java_depth > 0 && t->critical == 0 && t->depth > 0 &&
+    if (java_depth > 0 && t->critical == 0 && t->depth > 0 &&
         !atomic_load_explicit(&site->java_tried, memory_order_relaxed) &&
         !atomic_exchange(&site->java_tried, true)) {
-        struct pw_java_stack *js = pw_java_stack_capture(pw_tracker_jvmti, env, pw_tracker_java_depth);
+        struct pw_java_stack *js = pw_java_stack_capture(jvmti, env, java_depth);
         atomic_store_explicit(&site->java_stack, js, memory_order_release);
     }
 }
@@ -133,7 +141,7 @@ sample(struct pw_thread *t, uint32_t id, void *ret, bool bounded)
     t->sample_countdown = PW_SAMPLE_PERIOD;
     struct pw_site *site = pw_site_get(id);
     uint32_t now = (uint32_t)pw_clock_ms(), last = atomic_load_explicit(&site->sampled_ms, memory_order_relaxed);
-    if (pw_tracker_stack_depth > 0 && now - last >= PW_SAMPLE_MS &&
+    if (stack_depth > 0 && now - last >= PW_SAMPLE_MS &&
         atomic_compare_exchange_strong(&site->sampled_ms, &last, now))
         take_stack(site, ret, bounded);
 }
@@ -239,13 +247,6 @@ pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const voi
     acquire(t, f, e->site, e->counts, e->suppressed, fn, ptr, size, ref);
 }
 
-/* The invocation that took a pin no longer holds it. */
-static bool
-is_critical(uint32_t fn)
-{
-    return fn == PW_FN_ARRAY_CRITICAL || fn == PW_FN_STRING_CRITICAL;
-}
-
 /* fn is the pin's function (info->fn): a caller that knows it already
  * lets the compiler drop the critical branch.  The fields are read first:
  * the counters' stores would make the compiler read them again. */
@@ -257,7 +258,7 @@ counted_release(struct pw_thread *t, const struct pw_pin_info *info, uint32_t fn
     pw_count_add(&pw_counts_of(&t->counts, site)->released, 1);
     if (PW_LIKELY(!suppressed))
         pw_requests_count(t, -1);
-    if (PW_UNLIKELY(is_critical(fn))) {
+    if (PW_UNLIKELY(pw_fn_is_critical(fn))) {
         uint32_t held = (uint32_t)pw_clock_ms() - t_ms;
         if (PW_UNLIKELY(held > 0 && held < UINT32_MAX / 2))
             pw_finding_critical_held(site, call, held);
@@ -300,6 +301,7 @@ take_own(struct pw_thread *t, uintptr_t key)
     return NULL;
 }
 
+/* The invocation that took a pin (its frame's serial) no longer holds it. */
 static void
 frame_released(struct pw_thread *t, uint32_t serial)
 {
@@ -479,7 +481,7 @@ pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, v
         pw_pin_table_unlock(&t->pins);
         /* Dropping a critical release wrongly would leave the GC locked
          * for good: only when every pin since start is in the books. */
-        bool sure = !is_critical(fn) || (!pw_tracker_attached_late && pw_count_read(&t->counts.lost) == 0);
+        bool sure = !pw_fn_is_critical(fn) || (!attached_late && pw_count_read(&t->counts.lost) == 0);
         if (released_before(t, key, &site) && sure) {
             pw_finding(PW_FINDING_DOUBLE_RELEASE, site, call, fn);
             r.action = PW_RELEASE_DROP;

@@ -5,22 +5,13 @@
 #ifndef PW_TRACKER_H
 #define PW_TRACKER_H
 
+#include "base/options.h"
 #include "state/thread_state.h"
 
-/* Set before the JNI table is swapped; read-only afterwards. */
-PW_HIDDEN extern jvmtiEnv *pw_tracker_jvmti;
-/* Loaded into a running JVM: methods bound before have no thunk, so a
- * thread in none of ours asks the JVM which native method it is in. */
-PW_HIDDEN extern bool pw_tracker_attached_late;
-/* stack= and javastack=: frames kept per site. */
-PW_HIDDEN extern int pw_tracker_stack_depth;
-PW_HIDDEN extern int pw_tracker_java_depth;
-
-/* A site's native stack is taken again at most every PW_SAMPLE_MS (looked
- * at every PW_SAMPLE_PERIOD Gets of a thread), so that a site reached along
- * several paths shows them while a hot site costs next to nothing. */
-#define PW_SAMPLE_PERIOD 64
-#define PW_SAMPLE_MS 50
+/* stack= and javastack= from o; jvmti for the late-attach questions and
+ * Java stacks; attached: loaded into a running JVM.  Before the JNI table
+ * swap. */
+PW_HIDDEN void pw_tracker_start(const struct pw_options *o, jvmtiEnv *jvmti, bool attached);
 
 /* The site of a Get made from ret on this thread, for function fn.  env
  * is used only after a late attach, to bind a method anew. */
@@ -63,12 +54,5 @@ PW_HIDDEN struct pw_release pw_track_release(struct pw_thread *t, uint32_t fn, c
  * release is counted and goes to the JVM as made. */
 PW_HIDDEN bool pw_track_release_own(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, jobject obj,
                                     void *call);
-
-/* Set at start when -Xcheck:jni is on: the checker would abort on a
- * reference the application has deleted (src/hotspot/share/prims/
- * jniCheck.cpp validates every handle and reports a bad one with
- * ReportJNIFatalError), so identity checks that use the Get's reference are
- * skipped. */
-PW_HIDDEN extern bool pw_tracker_checked_jni;
 
 #endif

@@ -13,7 +13,9 @@
  * hit, the remembered array length, the thread's own pin table.
  *
  *   pair_instructions N [bare]     N pairs; bare: the same loop without hooks */
+#include "base/options.h"
 #include "intercept/jni_hooks.h"
+#include "intercept/ref_hooks.h"
 #include "state/methods.h"
 #include "tracking/requests.h"
 #include "state/thread_state.h"
@@ -136,7 +138,12 @@ main(int argc, char **argv)
 
     JNIEnv table = &jvm_functions;
     if (!bare) {
-        pw_requests_init(10000); /* the default threshold= */
+        /* The default threshold= and refs=, as the agent starts them; no
+         * stacks (the tracker is not started: stack=0). */
+        struct pw_options defaults;
+        pw_options_defaults(&defaults);
+        pw_requests_start(&defaults);
+        pw_ref_hooks_start(&defaults);
         struct pw_thread *t;
         if (!pw_threads_init(thread_ending) || !pw_jni_hooks_install(jvmti, &vm_table) || (t = pw_thread_self()) == NULL) {
             fprintf(stderr, "pair_instructions: the hooks could not be set up\n");

@@ -81,6 +81,26 @@ main(int argc, char **argv)
         o.given = 0;
         CHECK(memcmp(&o, &d, sizeof(o)) == 0, "'%s' is not the default it says", text);
     }
+    /* The shared setters keep to each row's bounds: min and max are
+     * taken, one past either is refused. */
+    for (size_t i = 0; i < n; i++) {
+        if (specs[i].kind != PW_OPT_UINT)
+            continue;
+        char text[128], err[256];
+        struct pw_options o;
+        snprintf(text, sizeof(text), "%s=%llu", specs[i].key, (unsigned long long)specs[i].max);
+        o = parse(text);
+        snprintf(text, sizeof(text), "%s=%llu", specs[i].key, (unsigned long long)specs[i].min);
+        o = parse(text);
+        snprintf(text, sizeof(text), "%s=%llu", specs[i].key, (unsigned long long)specs[i].max + 1);
+        CHECK(!pw_options_parse(text, &o, err, sizeof(err)), "'%s' taken", text);
+        snprintf(text, sizeof(text), "%s=%llu", specs[i].key, (unsigned long long)specs[i].min - 1);
+        CHECK(specs[i].min == 0 || !pw_options_parse(text, &o, err, sizeof(err)), "'%s' taken", text);
+    }
+    CHECK(parse("stack=64").stack == 64 && parse("exitcode=255").exitcode == 255 &&
+              parse("metrics_rows=7").metrics_rows == 7 && !parse("refs=off").refs &&
+              strcmp(parse("suppress=/x").suppress, "/x") == 0,
+          "a shared setter wrote the wrong field");
     CHECK(d.threshold == 10000 && d.stack == 16 && d.javastack == 8 && d.critical_ms == 10 &&
               d.interval_ms == 0 && d.exitcode == 0 && d.file[0] == '\0' && d.format == PW_FORMAT_TEXT,
           "the documented defaults (README) changed: threshold %llu stack %d", (unsigned long long)d.threshold,
