@@ -14,9 +14,5 @@ static const char *const function_names[PW_FN_COUNT] = {
 const char *
 pw_function_name(enum pw_function fn)
 {
-    if (fn == PW_FN_REF_GLOBAL)
-        return "NewGlobalRef";
-    if (fn == PW_FN_REF_WEAK)
-        return "NewWeakGlobalRef";
     return (unsigned)fn < PW_FN_COUNT ? function_names[fn] : "?";
 }

@@ -28,8 +28,21 @@
 #define PW_LIKELY(x) __builtin_expect(!!(x), 1)
 #define PW_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
+/* What pinwatch tracks.  A site (state/site_table.h) belongs to one kind;
+ * each kind has its own table, its own part of the thread state and its
+ * own tracking file (agent/README.md, "A tracked resource kind"). */
+enum pw_kind {
+    PW_KIND_PIN,        /* a Get<...> pin, until its Release */
+    PW_KIND_GLOBAL_REF, /* NewGlobalRef, until DeleteGlobalRef */
+    PW_KIND_WEAK_REF,   /* NewWeakGlobalRef, until DeleteWeakGlobalRef */
+    PW_KIND_LOCAL_REF,  /* any local reference a JNI function returned */
+    PW_KIND_COUNT
+};
+
 /* The twelve acquire functions.  A pin's row is (native method, acquire
- * function); the release function is only checked against the family. */
+ * function); the release function is only checked against the family.
+ * A reference site's fn is no pw_function but the JNI table slot of the
+ * function that made it (its kind says which). */
 enum pw_function {
     PW_FN_BOOLEAN_ELEMENTS,
     PW_FN_BYTE_ELEMENTS,
@@ -43,15 +56,7 @@ enum pw_function {
     PW_FN_STRING_CHARS,
     PW_FN_STRING_UTF_CHARS,
     PW_FN_STRING_CRITICAL,
-    PW_FN_COUNT,
-    /* Reference rows (JNI references, not pins) share the site table with
-     * an fn past the pin functions, so that no array sized PW_FN_COUNT is
-     * ever indexed with one.  A local reference's fn is PW_FN_REF_LOCAL
-     * plus the JNI table slot of the function that made it. */
-    PW_FN_REF_GLOBAL = 16,
-    PW_FN_REF_WEAK = 17,
-    PW_FN_REF_LOCAL = 32,
-    PW_FN_REF_END = PW_FN_REF_LOCAL + 256
+    PW_FN_COUNT
 };
 
 /* The two functions that open a critical region rather than hand out a
@@ -61,9 +66,6 @@ pw_fn_is_critical(uint32_t fn)
 {
     return fn == PW_FN_ARRAY_CRITICAL || fn == PW_FN_STRING_CRITICAL;
 }
-
-#define PW_FN_IS_REF(fn) ((uint32_t)(fn) >= PW_FN_REF_GLOBAL)
-#define PW_FN_IS_LOCAL_REF(fn) ((uint32_t)(fn) >= PW_FN_REF_LOCAL)
 
 PW_HIDDEN const char *pw_function_name(enum pw_function fn);
 

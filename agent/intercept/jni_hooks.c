@@ -327,7 +327,7 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
     struct pw_thread *t = pw_thread_self();
     if (PW_UNLIKELY(t == NULL))
         return pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
-    uint32_t site = pw_track_site(env, t, PW_FN_ARRAY_CRITICAL, ret);
+    uint32_t site = pw_track_site(env, t, PW_KIND_PIN, PW_FN_ARRAY_CRITICAL, ret);
     uint64_t size = 0;
     if (t->critical == 0 && array != NULL) {
         struct pw_site *s = pw_site_get(site);
@@ -360,7 +360,7 @@ hook_GetStringChars(JNIEnv *env, jstring string, jboolean *is_copy)
     const jchar *p = pw_jni.GetStringChars(env, string, is_copy);
     struct pw_thread *t;
     if (p != NULL && (t = pw_hook_enter(PW_JNI_SLOT(GetStringChars), ret)) != NULL) {
-        uint32_t site = pw_track_site(env, t, PW_FN_STRING_CHARS, ret);
+        uint32_t site = pw_track_site(env, t, PW_KIND_PIN, PW_FN_STRING_CHARS, ret);
         uint64_t size = t->critical == 0 ? (uint64_t)pw_jni.GetStringLength(env, string) * 2 : 0;
         pw_track_acquire(t, site, PW_FN_STRING_CHARS, p, size, string);
     }
@@ -380,7 +380,7 @@ hook_GetStringUTFChars(JNIEnv *env, jstring string, jboolean *is_copy)
     const char *p = pw_jni.GetStringUTFChars(env, string, is_copy);
     struct pw_thread *t;
     if (p != NULL && (t = pw_hook_enter(PW_JNI_SLOT(GetStringUTFChars), ret)) != NULL) {
-        uint32_t site = pw_track_site(env, t, PW_FN_STRING_UTF_CHARS, ret);
+        uint32_t site = pw_track_site(env, t, PW_KIND_PIN, PW_FN_STRING_UTF_CHARS, ret);
         pw_track_acquire(t, site, PW_FN_STRING_UTF_CHARS, p, strlen(p) + 1, string);
     }
     return p;
@@ -399,7 +399,7 @@ hook_GetStringCritical(JNIEnv *env, jstring string, jboolean *is_copy)
     struct pw_thread *t = pw_thread_self();
     if (PW_UNLIKELY(t == NULL))
         return pw_jni.GetStringCritical(env, string, is_copy);
-    uint32_t site = pw_track_site(env, t, PW_FN_STRING_CRITICAL, ret);
+    uint32_t site = pw_track_site(env, t, PW_KIND_PIN, PW_FN_STRING_CRITICAL, ret);
     uint64_t size = t->critical == 0 && string != NULL ? (uint64_t)pw_jni.GetStringLength(env, string) * 2 : 0;
     const jchar *p = pw_jni.GetStringCritical(env, string, is_copy);
     if (p != NULL) {

@@ -71,7 +71,7 @@ hook_NewGlobalRef(JNIEnv *env, jobject obj)
     jobject r = pw_jni.NewGlobalRef(env, obj);
     struct pw_thread *t = pw_hook_enter(PW_JNI_SLOT(NewGlobalRef), ret);
     if (r != NULL && PW_LIKELY(t != NULL))
-        pw_refs_global_made(env, t, PW_FN_REF_GLOBAL, r, ret);
+        pw_refs_global_made(env, t, PW_KIND_GLOBAL_REF, PW_JNI_SLOT(NewGlobalRef), r, ret);
     return r;
 }
 
@@ -82,18 +82,18 @@ hook_NewWeakGlobalRef(JNIEnv *env, jobject obj)
     jweak r = pw_jni.NewWeakGlobalRef(env, obj);
     struct pw_thread *t = pw_hook_enter(PW_JNI_SLOT(NewWeakGlobalRef), ret);
     if (r != NULL && PW_LIKELY(t != NULL))
-        pw_refs_global_made(env, t, PW_FN_REF_WEAK, r, ret);
+        pw_refs_global_made(env, t, PW_KIND_WEAK_REF, PW_JNI_SLOT(NewWeakGlobalRef), r, ret);
     return r;
 }
 
 static void
-global_deleted(JNIEnv *env, uint32_t fn, jobject ref, void *ret, uint32_t slot)
+global_deleted(JNIEnv *env, enum pw_kind kind, jobject ref, void *ret, uint32_t slot)
 {
     struct pw_thread *t = pw_hook_enter(slot, ret);
-    enum pw_ref_delete d =
-        ref != NULL && PW_LIKELY(t != NULL) ? pw_refs_global_deleting(t, fn, ref, ret, slot) : PW_REF_DELETE_PASS;
+    enum pw_ref_delete d = ref != NULL && PW_LIKELY(t != NULL) ? pw_refs_global_deleting(t, kind, ref, ret, slot)
+                                                               : PW_REF_DELETE_PASS;
     if (d == PW_REF_DELETE_PASS)
-        d = fn == PW_FN_REF_WEAK ? PW_REF_DELETE_AS_WEAK : PW_REF_DELETE_AS_GLOBAL;
+        d = kind == PW_KIND_WEAK_REF ? PW_REF_DELETE_AS_WEAK : PW_REF_DELETE_AS_GLOBAL;
     if (d == PW_REF_DELETE_AS_WEAK)
         pw_jni.DeleteWeakGlobalRef(env, ref);
     else if (d == PW_REF_DELETE_AS_GLOBAL)
@@ -103,13 +103,13 @@ global_deleted(JNIEnv *env, uint32_t fn, jobject ref, void *ret, uint32_t slot)
 static void JNICALL
 hook_DeleteGlobalRef(JNIEnv *env, jobject ref)
 {
-    global_deleted(env, PW_FN_REF_GLOBAL, ref, PW_RETURN_ADDRESS(), PW_JNI_SLOT(DeleteGlobalRef));
+    global_deleted(env, PW_KIND_GLOBAL_REF, ref, PW_RETURN_ADDRESS(), PW_JNI_SLOT(DeleteGlobalRef));
 }
 
 static void JNICALL
 hook_DeleteWeakGlobalRef(JNIEnv *env, jweak ref)
 {
-    global_deleted(env, PW_FN_REF_WEAK, ref, PW_RETURN_ADDRESS(), PW_JNI_SLOT(DeleteWeakGlobalRef));
+    global_deleted(env, PW_KIND_WEAK_REF, ref, PW_RETURN_ADDRESS(), PW_JNI_SLOT(DeleteWeakGlobalRef));
 }
 
 /* --- local reference lifetimes --------------------------------------- */

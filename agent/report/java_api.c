@@ -92,8 +92,8 @@ api_site(JNIEnv *env, jclass cls, jint id)
     const char *text[4] = {
         pw_method_name(site->method),
         pw_method_signature(site->method),
-        pw_snap_function_name(site->fn),
-        PW_FN_IS_REF(site->fn) ? pw_snap_ref_kind(site->fn) : "pin",
+        pw_snap_function_name(site->kind, site->fn),
+        site->kind != PW_KIND_PIN ? pw_snap_ref_kind(site->kind) : "pin",
     };
     jclass string = pw_jni.FindClass(env, "java/lang/String");
     if (string == NULL)

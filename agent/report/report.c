@@ -21,6 +21,7 @@ static bool closed;
  * which live as long as the process. */
 struct seen_row {
     const char *method, *signature;
+    uint8_t kind;
     uint32_t fn;
     uint64_t live, acquired;
 };
@@ -30,11 +31,13 @@ static uint64_t seen_uptime_ms;
 static bool seen_any;
 
 static int
-seen_cmp(const char *method, const char *signature, uint32_t fn, const struct seen_row *r)
+seen_cmp(const char *method, const char *signature, uint8_t kind, uint32_t fn, const struct seen_row *r)
 {
     int c = strcmp(method, r->method);
     if (c == 0)
         c = strcmp(signature, r->signature);
+    if (c == 0)
+        c = (int)kind - (int)r->kind;
     if (c == 0)
         c = (int)fn - (int)r->fn;
     return c;
@@ -44,7 +47,7 @@ static int
 seen_order(const void *a, const void *b)
 {
     const struct seen_row *x = a;
-    return seen_cmp(x->method, x->signature, x->fn, b);
+    return seen_cmp(x->method, x->signature, x->kind, x->fn, b);
 }
 
 static const struct seen_row *
@@ -53,7 +56,7 @@ seen_find(const struct pw_snap_row *row)
     size_t lo = 0, hi = nseen;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        int c = seen_cmp(row->method, row->signature, row->fn, &seen[mid]);
+        int c = seen_cmp(row->method, row->signature, row->kind, row->fn, &seen[mid]);
         if (c == 0)
             return &seen[mid];
         if (c < 0)
@@ -77,8 +80,8 @@ row_deltas(struct pw_snap_row *r, uint64_t since_ms)
 }
 
 /* Fills each row's change since the previous report, then remembers this
- * one for the next.  Reference rows have their own fn values, so one list
- * holds both kinds. */
+ * one for the next.  Rows are keyed by kind too, so one list holds pins
+ * and references. */
 static void
 apply_deltas(struct pw_snapshot *snap)
 {
@@ -94,7 +97,7 @@ apply_deltas(struct pw_snapshot *snap)
         return; /* the next report's deltas then run from an older one */
     for (size_t i = 0; i < n; i++) {
         const struct pw_snap_row *r = i < snap->nrows ? &snap->rows[i] : &snap->refs[i - snap->nrows];
-        next[i] = (struct seen_row){r->method, r->signature, r->fn, r->live, r->acquired};
+        next[i] = (struct seen_row){r->method, r->signature, r->kind, r->fn, r->live, r->acquired};
     }
     qsort(next, n, sizeof(*next), seen_order);
     free(seen);

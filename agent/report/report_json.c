@@ -130,8 +130,8 @@ references_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
                      t->double_deletes, t->local_limit, t->lost, t->table_bytes, snap->nrefs);
     for (size_t i = 0; i < snap->nrefs; i++) {
         const struct pw_snap_row *r = &snap->refs[i];
-        bool local = PW_FN_IS_LOCAL_REF(r->fn);
-        pw_strbuf_printf(out, "%s{\"kind\":\"%s\",\"method\":", i ? "," : "", pw_snap_ref_kind(r->fn));
+        bool local = r->kind == PW_KIND_LOCAL_REF;
+        pw_strbuf_printf(out, "%s{\"kind\":\"%s\",\"method\":", i ? "," : "", pw_snap_ref_kind(r->kind));
         pw_strbuf_json_string(out, r->method);
         pw_strbuf_puts(out, ",\"signature\":");
         pw_strbuf_json_string(out, r->signature);
@@ -139,7 +139,7 @@ references_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
                          ",\"function\":\"%s\",\"created\":%" PRIu64 ",\"deleted\":%" PRIu64 ",\"freed\":%" PRIu64
                          ",\"live\":%" PRIu64 ",\"oldest_age_ms\":%" PRIu64 ",\"live_delta\":%" PRId64
                          ",\"created_delta\":%" PRIu64 ",\"live_per_s\":",
-                         pw_snap_function_name(r->fn), r->acquired, r->released, r->commits, r->live,
+                         pw_snap_function_name(r->kind, r->fn), r->acquired, r->released, r->commits, r->live,
                          r->oldest_age_ms, r->live_delta, r->acquired_delta);
         rate_json(out, snap->since_ms > 0 ? (double)r->live_delta * 1000.0 / (double)snap->since_ms : 0.0);
         pw_strbuf_puts(out, ",\"created_per_s\":");
@@ -215,7 +215,8 @@ pw_report_json(const struct pw_snapshot *snap, struct pw_strbuf *out)
         pw_strbuf_puts(out, ",\"signature\":");
         pw_strbuf_json_string(out, f->signature);
         pw_strbuf_printf(out, ",\"function\":\"%s\",\"call\":\"%s\",\"count\":%" PRIu64,
-                         f->has_site ? pw_snap_function_name(f->fn) : "?", f->call_function, f->count);
+                         f->has_site ? pw_snap_function_name(f->site_kind, f->fn) : "?", f->call_function,
+                         f->count);
         if (f->max_ms > 0)
             pw_strbuf_printf(out, ",\"max_ms\":%" PRIu64 ",\"p99_ms\":%" PRIu64, f->max_ms, f->p99_ms);
         pw_strbuf_puts(out, ",\"sites\":[");

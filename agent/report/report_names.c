@@ -4,15 +4,15 @@
 #include "report/snapshot.h"
 
 const char *
-pw_snap_ref_kind(uint32_t fn)
+pw_snap_ref_kind(uint8_t kind)
 {
-    return fn == PW_FN_REF_GLOBAL ? "global" : fn == PW_FN_REF_WEAK ? "weak" : "local";
+    return kind == PW_KIND_GLOBAL_REF ? "global" : kind == PW_KIND_WEAK_REF ? "weak" : "local";
 }
 
 const char *
-pw_snap_function_name(uint32_t fn)
+pw_snap_function_name(uint8_t kind, uint32_t fn)
 {
-    if (PW_FN_IS_LOCAL_REF(fn))
-        return pw_jni_slot_name(fn - PW_FN_REF_LOCAL);
+    if (kind != PW_KIND_PIN)
+        return pw_jni_slot_name(fn);
     return pw_function_name(fn);
 }

@@ -147,8 +147,8 @@ references_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
                          r->released, oldest, r->peak);
         if (deltas)
             pw_strbuf_printf(out, " %+8" PRId64, r->live_delta);
-        pw_strbuf_printf(out, "  %-6s  %-25s  %s%s", pw_snap_ref_kind(r->fn), pw_snap_function_name(r->fn),
-                         r->method, r->signature);
+        pw_strbuf_printf(out, "  %-6s  %-25s  %s%s", pw_snap_ref_kind(r->kind),
+                         pw_snap_function_name(r->kind, r->fn), r->method, r->signature);
         if (r->over_limit > 0)
             pw_strbuf_printf(out, "  (%" PRIu64 " invocation%s over local_limit)", r->over_limit,
                              r->over_limit == 1 ? "" : "s");
@@ -254,7 +254,7 @@ pw_report_text(const struct pw_snapshot *snap, struct pw_strbuf *out)
             const struct pw_snap_finding *f = &snap->findings[i];
             pw_strbuf_printf(out, "    %-16s %9" PRIu64 "  %s%s", f->kind, f->count, f->method, f->signature);
             if (f->has_site)
-                pw_strbuf_printf(out, " %s", pw_snap_function_name(f->fn));
+                pw_strbuf_printf(out, " %s", pw_snap_function_name(f->site_kind, f->fn));
             pw_strbuf_printf(out, " -> %s", f->call_function);
             if (f->max_ms > 0)
                 pw_strbuf_printf(out, " (max %" PRIu64 " ms, p99 %" PRIu64 " ms)", f->max_ms, f->p99_ms);

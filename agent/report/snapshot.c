@@ -4,6 +4,7 @@
 #include "tracking/findings.h"
 #include "jvm/jni_table.h"
 #include "state/leak_table.h"
+#include "state/local_table.h"
 #include "state/methods.h"
 #include "state/ref_table.h"
 #include "tracking/refs.h"
@@ -62,6 +63,13 @@ pw_snapshot_start(const struct pw_options *o)
     refs_on = o->refs;
 }
 
+static bool
+add_local(uintptr_t handle, const struct pw_local_info *info, void *arg)
+{
+    struct pw_pin_info pin = {.site = info->site, .t_ms = info->t_ms};
+    return add_pin(handle, &pin, arg);
+}
+
 static void
 add_ref(uintptr_t handle, const struct pw_ref_info *info, void *arg)
 {
@@ -77,6 +85,8 @@ by_row_key(const void *a, const void *b)
     int c = strcmp(pw_method_name(sx->method), pw_method_name(sy->method));
     if (c == 0)
         c = strcmp(pw_method_signature(sx->method), pw_method_signature(sy->method));
+    if (c == 0)
+        c = (int)sx->kind - (int)sy->kind;
     if (c == 0)
         c = (int)sx->fn - (int)sy->fn;
     if (c == 0)
@@ -96,6 +106,8 @@ by_live(const void *a, const void *b)
     if (x->acquired != y->acquired)
         return x->acquired < y->acquired ? 1 : -1;
     int c = strcmp(x->method, y->method);
+    if (c == 0)
+        c = (int)x->kind - (int)y->kind;
     return c != 0 ? c : (int)x->fn - (int)y->fn;
 }
 
@@ -120,10 +132,14 @@ group_rows(struct pw_snap_site *sites, size_t nsites, struct pw_snap_row *rows,
         const struct pw_site *site = pw_site_get(s->site);
         struct pw_snap_row *row = nrows > 0 ? &rows[nrows - 1] : NULL;
         const char *name = pw_method_name(site->method), *sig = pw_method_signature(site->method);
-        if (row == NULL || row->fn != site->fn || strcmp(row->method, name) != 0 ||
+        if (row == NULL || row->kind != site->kind || row->fn != site->fn || strcmp(row->method, name) != 0 ||
             strcmp(row->signature, sig) != 0) {
             row = &rows[nrows++];
-            *row = (struct pw_snap_row){.method = name, .signature = sig, .fn = site->fn, .sites = s};
+            *row = (struct pw_snap_row){.method = name,
+                                        .signature = sig,
+                                        .kind = site->kind,
+                                        .fn = site->fn,
+                                        .sites = s};
         }
         row->nsites++;
         row->acquired += s->acquired;
@@ -264,6 +280,7 @@ take_findings(struct pw_snapshot *snap, bool symbolise)
             .kind = pw_finding_kind_name(r->kind),
             .method = site != NULL ? pw_method_name(site->method) : "<unknown>",
             .signature = site != NULL ? pw_method_signature(site->method) : "",
+            .site_kind = site != NULL ? site->kind : PW_KIND_PIN,
             .fn = site != NULL ? site->fn : PW_FN_COUNT,
             .count = r->count,
             .has_site = site != NULL,
@@ -356,25 +373,21 @@ take(struct pw_snapshot *snap, const char *reason, enum depth depth)
     snap->totals.unmatched_releases = pw_retired_unmatched;
     snap->totals.lost = pw_retired_lost;
     for (struct pw_thread *t = pw_threads_first(); t != NULL; t = t->next)
-        pw_pin_table_lock(&t->pins);
+        pw_pin_table_lock(&t->pins.table);
     for (struct pw_thread *t = pw_threads_first(); t != NULL; t = t->next) {
-        pw_thread_counts_add_to(&t->counts, counts, nsites);
-        snap->totals.table_bytes += pw_pin_table_memory(&t->pins) + sizeof(*t);
-        snap->totals.unmatched_releases += pw_count_read(&t->counts.unmatched_releases);
-        snap->totals.lost += pw_count_read(&t->counts.lost);
-        pw_pin_table_visit(&t->pins, add_pin, &pass);
-        if (t->locals.slots != NULL) {
-            pw_pin_table_lock(&t->locals);
-            pw_pin_table_visit(&t->locals, add_pin, &pass);
-            snap->ref_totals.table_bytes += pw_pin_table_memory(&t->locals);
-            pw_pin_table_unlock(&t->locals);
-        }
+        pw_thread_counts_add_to(&t->sites.counts, counts, nsites);
+        snap->totals.table_bytes += pw_pin_table_memory(&t->pins.table) + sizeof(*t);
+        snap->totals.unmatched_releases += pw_count_read(&t->sites.counts.unmatched_releases);
+        snap->totals.lost += pw_count_read(&t->sites.counts.lost);
+        pw_pin_table_visit(&t->pins.table, add_pin, &pass);
+        pw_local_table_visit(&t->refs.locals, add_local, &pass);
+        snap->ref_totals.table_bytes += pw_local_table_memory(&t->refs.locals);
     }
     pass.leaked = true;
     pw_leak_table_visit(add_pin, &pass);
     snap->totals.table_bytes += pw_leak_table_memory();
     for (struct pw_thread *t = pw_threads_first(); t != NULL; t = t->next)
-        pw_pin_table_unlock(&t->pins);
+        pw_pin_table_unlock(&t->pins.table);
     pw_threads_read_unlock();
     pass.leaked = false;
     if (refs_on) {
@@ -397,25 +410,25 @@ take(struct pw_snapshot *snap, const char *reason, enum depth depth)
     /* Pin sites first, reference sites after them. */
     size_t npins = 0;
     for (uint32_t i = 0; i < nsites; i++)
-        npins += !PW_FN_IS_REF(pw_site_get(i)->fn) &&
+        npins += pw_site_get(i)->kind == PW_KIND_PIN &&
                  (counts[i].acquired > 0 || sums[i].live > 0 || counts[i].released > 0);
     size_t next_pin = 0, next_ref = npins;
     for (uint32_t i = 0; i < nsites; i++) {
         if (!(counts[i].acquired > 0 || sums[i].live > 0 || counts[i].released > 0))
             continue;
         const struct pw_site *site = pw_site_get(i);
-        if (PW_FN_IS_REF(site->fn)) {
+        if (site->kind != PW_KIND_PIN) {
             struct pw_snap_site *s = &snap->sites[next_ref++];
             *s = (struct pw_snap_site){
                 .site = i,
                 .ret = (uintptr_t)site->ret,
                 .acquired = counts[i].acquired,
                 .released = counts[i].released,
-                .commits = counts[i].freed,
+                .commits = counts[i].ref.freed,
                 .live = sums[i].live,
                 .oldest_age_ms = sums[i].any ? (uint32_t)(pass.now - sums[i].oldest_t) : 0,
-                .peak = atomic_load_explicit(&((struct pw_site *)site)->ref_peak, memory_order_relaxed),
-                .over_limit = atomic_load_explicit(&((struct pw_site *)site)->ref_over, memory_order_relaxed),
+                .peak = atomic_load_explicit(&((struct pw_site *)site)->ref.peak, memory_order_relaxed),
+                .over_limit = atomic_load_explicit(&((struct pw_site *)site)->ref.over, memory_order_relaxed),
             };
             struct pw_snap_ref_totals *rt = &snap->ref_totals;
             rt->created += s->acquired;
@@ -423,9 +436,9 @@ take(struct pw_snapshot *snap, const char *reason, enum depth depth)
             rt->freed += s->commits;
             rt->live += s->live;
             rt->local_limit += s->over_limit;
-            if (site->fn == PW_FN_REF_GLOBAL)
+            if (site->kind == PW_KIND_GLOBAL_REF)
                 rt->live_global += s->live;
-            else if (site->fn == PW_FN_REF_WEAK)
+            else if (site->kind == PW_KIND_WEAK_REF)
                 rt->live_weak += s->live;
             else
                 rt->live_local += s->live;
@@ -439,7 +452,7 @@ take(struct pw_snapshot *snap, const char *reason, enum depth depth)
             .ret = (uintptr_t)pw_site_get(i)->ret,
             .acquired = counts[i].acquired,
             .released = counts[i].released,
-            .commits = counts[i].commits,
+            .commits = counts[i].pin.commits,
             .live = sums[i].live,
             .live_bytes = sums[i].bytes,
             .leaked = sums[i].leaked,

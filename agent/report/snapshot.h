@@ -45,7 +45,8 @@ struct pw_snap_site {
 
 struct pw_snap_row {
     const char *method, *signature; /* owned by the method records */
-    uint32_t fn;
+    uint8_t kind;                   /* enum pw_kind */
+    uint32_t fn;                    /* the site's fn (state/site_table.h) */
     uint64_t acquired, released, commits;
     uint64_t live, live_bytes, leaked, suppressed;
     uint64_t carried;
@@ -63,7 +64,8 @@ struct pw_snap_row {
 struct pw_snap_finding {
     const char *kind;
     const char *method, *signature; /* of the pin, or of the critical region */
-    uint32_t fn;                    /* the pin's acquire function */
+    uint8_t site_kind;              /* the site's enum pw_kind */
+    uint32_t fn;                    /* the site's fn: a pin's acquire function, a reference's JNI slot */
     const char *call_function;      /* release or JNI function of the offending call */
     uint64_t count;
     /* long_critical only */
@@ -128,11 +130,11 @@ struct pw_snapshot {
     struct pw_symbols *symbols;
 };
 
-/* "global", "weak" or "local" for a reference row's fn. */
-PW_HIDDEN const char *pw_snap_ref_kind(uint32_t fn);
+/* "global", "weak" or "local" for a reference row's kind. */
+PW_HIDDEN const char *pw_snap_ref_kind(uint8_t kind);
 /* A row's or finding's function: a pin's acquire function, or the JNI
  * function that made a reference. */
-PW_HIDDEN const char *pw_snap_function_name(uint32_t fn);
+PW_HIDDEN const char *pw_snap_function_name(uint8_t kind, uint32_t fn);
 
 /* refs= from o: whether reports carry a references section. */
 PW_HIDDEN void pw_snapshot_start(const struct pw_options *o);

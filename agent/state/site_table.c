@@ -22,43 +22,45 @@ static pthread_mutex_t intern_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pw_counts lost_sink[PW_COUNT_CHUNK];
 
 static inline uint32_t
-site_hash(const struct pw_method *method, uint32_t fn, void *ret)
+site_hash(const struct pw_method *method, uint32_t key, void *ret)
 {
     uint64_t h = (uint64_t)(uintptr_t)ret * PW_HASH_GOLDEN;
     h ^= (uint64_t)(uintptr_t)method * PW_HASH_MIX2;
-    h ^= fn * PW_HASH_MIX3;
+    h ^= key * PW_HASH_MIX3;
     /* Bits from 40 up: mixed by every input bit below them. */
     return (uint32_t)(h >> 40) & (INDEX_SIZE - 1);
 }
 
 static inline bool
-site_is(const struct pw_site *s, const struct pw_method *method, uint32_t fn, void *ret)
+site_is(const struct pw_site *s, const struct pw_method *method, enum pw_kind kind, uint32_t fn, void *ret)
 {
-    return s->ret == ret && s->method == method && s->fn == fn;
+    return s->ret == ret && s->method == method && s->kind == kind && s->fn == fn;
 }
 
 /* Decided once, when the site is made, so that the hot path and the
  * threshold count only read a flag. */
 static bool
-site_suppressed(const struct pw_method *method, uint32_t fn, void *ret)
+site_suppressed(const struct pw_method *method, enum pw_kind kind, uint32_t fn, void *ret)
 {
     Dl_info info;
     const char *library = NULL;
     uintptr_t caller = pw_method_caller(method, (uintptr_t)ret, NULL);
     if (caller != 0 && dladdr((void *)(caller - 1), &info) != 0)
         library = info.dli_fname;
-    return pw_suppress_match(method != NULL ? pw_method_name(method) : NULL, library, fn);
+    /* A function: rule names an acquire function, which only pins have. */
+    return pw_suppress_match(method != NULL ? pw_method_name(method) : NULL, library,
+                             kind == PW_KIND_PIN ? fn : PW_FN_COUNT);
 }
 
 uint32_t
-pw_site_intern(const struct pw_method *method, uint32_t fn, void *ret)
+pw_site_intern(const struct pw_method *method, enum pw_kind kind, uint32_t fn, void *ret)
 {
-    uint32_t h = site_hash(method, fn, ret);
+    uint32_t h = site_hash(method, PW_SITE_KEY(kind, fn), ret);
     for (uint32_t i = h;; i = (i + 1) & (INDEX_SIZE - 1)) {
         uint32_t id = atomic_load_explicit(&site_index[i], memory_order_acquire);
         if (id == 0)
             break;
-        if (site_is(&sites[id], method, fn, ret))
+        if (site_is(&sites[id], method, kind, fn, ret))
             return id;
     }
     uint32_t found = PW_SITE_OVERFLOW;
@@ -66,7 +68,7 @@ pw_site_intern(const struct pw_method *method, uint32_t fn, void *ret)
     for (uint32_t i = h;; i = (i + 1) & (INDEX_SIZE - 1)) {
         uint32_t id = atomic_load_explicit(&site_index[i], memory_order_relaxed);
         if (id != 0) {
-            if (site_is(&sites[id], method, fn, ret)) {
+            if (site_is(&sites[id], method, kind, fn, ret)) {
                 found = id;
                 break;
             }
@@ -76,9 +78,10 @@ pw_site_intern(const struct pw_method *method, uint32_t fn, void *ret)
         if (fresh >= PW_MAX_SITES)
             break; /* charged to the overflow site, which reports say is full */
         sites[fresh].method = method;
+        sites[fresh].kind = (uint8_t)kind;
         sites[fresh].fn = fn;
         sites[fresh].ret = ret;
-        sites[fresh].suppressed = pw_suppress_any() && site_suppressed(method, fn, ret);
+        sites[fresh].suppressed = pw_suppress_any() && site_suppressed(method, kind, fn, ret);
         atomic_store_explicit(&site_count, fresh + 1, memory_order_release);
         atomic_store_explicit(&site_index[i], fresh, memory_order_release);
         found = fresh;
@@ -124,7 +127,7 @@ pw_thread_counts_add_to(const struct pw_thread_counts *c, struct pw_counts *sums
             struct pw_counts *sum = &sums[chunk * PW_COUNT_CHUNK + i];
             sum->acquired += pw_count_read(&counts[i].acquired);
             sum->released += pw_count_read(&counts[i].released);
-            sum->commits += pw_count_read(&counts[i].commits);
+            sum->pin.commits += pw_count_read(&counts[i].pin.commits); /* or ref.freed */
             sum->leaked_at_return += pw_count_read(&counts[i].leaked_at_return);
             sum->carried += pw_count_read(&counts[i].carried);
         }

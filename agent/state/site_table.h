@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Sites: (native method, acquire function, call site address), interned
+/* Sites: (native method, kind, function, call site address), interned
  * once into dense ids, and the counters kept per site.
  *
  * Counters live in the thread that counts: each thread writes only its own
@@ -24,9 +24,12 @@ struct pw_java_stack;
 #define PW_SITE_STACKS 4
 
 struct pw_site {
-    const struct pw_method *method;             /* NULL only for PW_SITE_OVERFLOW */
-    void *ret;                                  /* return address of the Get call */
-    uint32_t fn;                                /* enum pw_function */
+    const struct pw_method *method; /* NULL only for PW_SITE_OVERFLOW */
+    void *ret;                      /* return address of the call that made it */
+    uint8_t kind;                   /* enum pw_kind */
+    /* Pins: the enum pw_function.  References: the JNI function table slot
+     * of the function that made them (NewGlobalRef, NewObject, ...). */
+    uint32_t fn;
     _Atomic uint32_t elem_size;                 /* criticals: element size, 0 until known */
     bool suppressed;                            /* matches a suppression rule; set before publication */
     atomic_bool leak_noted;                     /* an UNRELEASED line was written for this site */
@@ -34,16 +37,23 @@ struct pw_site {
     _Atomic(struct pw_java_stack *) java_stack; /* who called the native method */
     _Atomic uint32_t sampled_ms;                /* when its stack was last taken */
     atomic_bool java_tried;
-    /* Local reference sites: the most locals one invocation of the method
-     * held when this site made one, and the invocations that went past
+    /* PW_KIND_LOCAL_REF sites only (tracking/refs.c writes them, zero on
+     * every other site): the most locals one invocation of the method held
+     * when this site made one, and the invocations that went past
      * local_limit here. */
-    _Atomic uint32_t ref_peak;
-    _Atomic uint64_t ref_over;
+    struct {
+        _Atomic uint32_t peak;
+        _Atomic uint64_t over;
+    } ref;
 };
+
+/* A site's kind and function as one word: what the site cache compares
+ * (state/thread_state.h).  A pin's key is its fn. */
+#define PW_SITE_KEY(kind, fn) ((uint32_t)(kind) << 16 | (uint32_t)(fn))
 
 /* Returns the site's id, creating it on first sight (the only path that
  * locks, once per site). */
-PW_HIDDEN uint32_t pw_site_intern(const struct pw_method *method, uint32_t fn, void *ret);
+PW_HIDDEN uint32_t pw_site_intern(const struct pw_method *method, enum pw_kind kind, uint32_t fn, void *ret);
 PW_HIDDEN struct pw_site *pw_site_get(uint32_t id);
 /* Ids in use are 0 .. pw_site_count() - 1. */
 PW_HIDDEN uint32_t pw_site_count(void);
@@ -51,9 +61,14 @@ PW_HIDDEN uint32_t pw_site_count(void);
 struct pw_counts {
     uint64_t acquired;
     uint64_t released;
+    /* What the third counter means depends on the site's kind. */
     union {
-        uint64_t commits; /* pins */
-        uint64_t freed;   /* references: freed by the JVM (PopLocalFrame, detach) */
+        struct {
+            uint64_t commits; /* Release with JNI_COMMIT: copied back, still live */
+        } pin;
+        struct {
+            uint64_t freed; /* freed by the JVM (PopLocalFrame, detach, thread end) */
+        } ref;
     };
     uint64_t leaked_at_return; /* pins that were live when their method returned */
     uint64_t carried;          /* of those, released later (by another call, or another thread) */

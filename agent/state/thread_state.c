@@ -8,6 +8,7 @@
 _Static_assert(offsetof(struct pw_thread, depth) == PW_T_DEPTH, "native_entry.S");
 _Static_assert(offsetof(struct pw_thread, serial) == PW_T_SERIAL, "native_entry.S");
 _Static_assert(offsetof(struct pw_thread, too_deep) == PW_T_TOO_DEEP, "native_entry.S");
+_Static_assert(offsetof(struct pw_thread, critical) == PW_T_CRITICAL, "jni_guard.S");
 _Static_assert(offsetof(struct pw_thread, frames) == PW_T_FRAMES, "native_entry.S");
 _Static_assert(offsetof(struct pw_thread, va_env) == PW_T_VA_ENV, "va_forward.S");
 _Static_assert(offsetof(struct pw_thread, va_ret) == PW_T_VA_RET, "va_forward.S");
@@ -36,7 +37,7 @@ move_to_leaks(uintptr_t key, const struct pw_pin_info *info, void *arg)
 {
     struct pw_thread *t = arg;
     if (!pw_leak_table_insert(key, info))
-        pw_count_add(&t->counts.lost, 1);
+        pw_count_add(&t->sites.counts.lost, 1);
     return true;
 }
 
@@ -48,20 +49,19 @@ thread_ended(void *arg)
     if (before_retire != NULL)
         before_retire(t);
     pthread_rwlock_wrlock(&registry_lock);
-    pw_pin_table_lock(&t->pins);
-    pw_pin_table_visit(&t->pins, move_to_leaks, t);
-    pw_pin_table_unlock(&t->pins);
-    pw_thread_counts_add_to(&t->counts, pw_retired_counts, PW_MAX_SITES);
-    pw_retired_unmatched += t->counts.unmatched_releases;
-    pw_retired_lost += t->counts.lost;
+    pw_pin_table_lock(&t->pins.table);
+    pw_pin_table_visit(&t->pins.table, move_to_leaks, t);
+    pw_pin_table_unlock(&t->pins.table);
+    pw_thread_counts_add_to(&t->sites.counts, pw_retired_counts, PW_MAX_SITES);
+    pw_retired_unmatched += t->sites.counts.unmatched_releases;
+    pw_retired_lost += t->sites.counts.lost;
     *t->prevp = t->next;
     if (t->next != NULL)
         t->next->prevp = t->prevp;
     pthread_rwlock_unlock(&registry_lock);
-    pw_pin_table_free(&t->pins);
-    if (t->locals.slots != NULL)
-        pw_pin_table_free(&t->locals);
-    pw_thread_counts_free(&t->counts);
+    pw_pin_table_free(&t->pins.table);
+    pw_local_table_free(&t->refs.locals);
+    pw_thread_counts_free(&t->sites.counts);
     free(t);
 }
 
@@ -83,15 +83,16 @@ pw_thread_create(void)
     struct pw_thread *t = calloc(1, sizeof(*t));
     if (t == NULL)
         return NULL;
-    t->sample_countdown = 1;
-    if (!pw_pin_table_init(&t->pins)) {
+    for (int k = 0; k < PW_KIND_COUNT; k++)
+        t->sites.sample_countdown[k] = 1;
+    if (!pw_pin_table_init(&t->pins.table)) {
         free(t);
         return NULL;
     }
     /* The key's destructor runs when the thread exits, whether the JVM
      * made it or it attached itself and never detached. */
     if (pthread_setspecific(exit_key, t) != 0) {
-        pw_pin_table_free(&t->pins);
+        pw_pin_table_free(&t->pins.table);
         free(t);
         return NULL;
     }

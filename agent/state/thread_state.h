@@ -8,6 +8,7 @@
 
 #include "base/pinwatch.h"
 #include "state/frame_layout.h"
+#include "state/local_table.h"
 #include "state/pin_table.h"
 #include "state/site_table.h"
 
@@ -22,7 +23,9 @@ struct pw_frame {
     void *ret;                /* PW_F_RET: where the native method returns to */
     uint32_t serial;          /* PW_F_SERIAL: tells invocations of one method apart */
     uint32_t live;            /* PW_F_LIVE: pins this invocation took still in the thread's table */
-    uint64_t reserved;
+    /* The invocation's local references (tracking/refs.h: read and written
+     * only through pw_frame_locals() and pw_frame_set_locals()). */
+    uint64_t locals;
 };
 
 #define PW_SITE_CACHE_BITS 6
@@ -48,63 +51,90 @@ struct pw_local_frame {
     uint32_t count;  /* its local count before the push */
 };
 
+/* What a thread remembers of a site it met: keyed by (method, key, ret)
+ * where key is PW_SITE_KEY(kind, fn). */
 struct pw_site_cache_entry {
     void *ret;
     const struct pw_method *method;
-    uint32_t fn;
+    uint32_t key;
     uint32_t site;
     struct pw_counts *counts; /* this thread's counters for the site, or NULL */
     bool suppressed;          /* the site's, which never changes */
 };
 
+/* Each part below the assembler's prefix has one owner, named beside it:
+ * only that file gives its fields meaning (a report reads some of them). */
 struct pw_thread {
-    uint32_t depth;            /* PW_T_DEPTH: frames in use */
-    uint32_t serial;           /* PW_T_SERIAL: last invocation serial handed out */
-    uint32_t too_deep;         /* PW_T_TOO_DEEP: invocations beyond PW_MAX_DEPTH */
-    uint32_t critical;         /* critical regions this thread holds open */
-    int32_t live_pending;      /* live pins not yet published to the threshold count */
-    uint32_t sample_countdown; /* Gets until the next stack sample */
-    JNIEnv *va_env;            /* PW_T_VA_ENV: the JNIEnv of a forwarded variadic call */
+    /* The prefix at fixed offsets (state/frame_layout.h PW_T_*), read and
+     * written by native_entry_<arch>.S, va_forward and jni_guard_<arch>.S. */
+    uint32_t depth;         /* PW_T_DEPTH: frames in use */
+    uint32_t serial;        /* PW_T_SERIAL: last invocation serial handed out */
+    uint32_t too_deep;      /* PW_T_TOO_DEEP: invocations beyond PW_MAX_DEPTH */
+    uint32_t critical;      /* PW_T_CRITICAL: critical regions open (intercept/jni_hooks.c counts them) */
+    uint32_t critical_site; /* intercept/jni_hooks.c: site of the critical region most recently opened */
+    JNIEnv *va_env;         /* PW_T_VA_ENV: the JNIEnv of a forwarded variadic call */
     uint64_t pad[4];
     struct pw_frame frames[PW_MAX_DEPTH]; /* PW_T_FRAMES */
     /* PW_T_VA_RET: per frame, the return address of the variadic JNI call
      * the invocation has in progress (va_forward.S), NULL when none. */
     void *va_ret[PW_MAX_DEPTH];
 
-    struct pw_pin_table pins;
-    struct pw_thread_counts counts;
-    struct pw_site_cache_entry site_cache[PW_SITE_CACHE];
-    struct pw_recent_release recent[PW_RECENT_RELEASES];
-    uint32_t recent_next;
-    uint32_t critical_site; /* site of the critical region most recently opened */
+    /* Pins: tracking/tracker.c (returns.c moves them at return). */
+    struct {
+        struct pw_pin_table table;
+        int32_t pending; /* live pins not yet published to threshold= (requests.h) */
+    } pins;
+
+    /* Sites: tracking/tracker.c finds a call's site (pw_site_cache_slot)
+     * and every tracking file counts into counts. */
+    struct {
+        /* Per kind, calls at sites the cache knows until the next stack
+         * sample (tracker.c sample()): each kind samples on its own. */
+        uint32_t sample_countdown[PW_KIND_COUNT];
+        struct pw_site_cache_entry cache[PW_SITE_CACHE];
+        struct pw_thread_counts counts;
+    } sites;
+
+    /* Recent pin releases: tracking/tracker.c (double-release detection). */
+    struct {
+        struct pw_recent_release ring[PW_RECENT_RELEASES];
+        uint32_t next;
+    } releases;
+
+    /* intercept/jni_hooks.c: the last array length it asked the JVM for. */
     struct {
         uint32_t serial; /* invocation the entry belongs to */
         jsize length;
         jarray array; /* an argument handle of that invocation */
     } length_cache;
-    /* After a late attach: the last native method the JVM named for this
-     * thread (GetFrameLocation), so that the record is found again without
-     * the methods' lock, and named without the JVM inside a critical
-     * region, where the innermost Java frame cannot have changed. */
-    jmethodID late_id;
-    struct pw_method *late_method;
-    const struct pw_method *late_last; /* the last answer, whatever it was */
 
-    /* References.  locals: the live local references of a thread outside
-     * any native method (a natively attached thread), keyed by handle,
-     * info.serial holding the local frame depth they were made at; made
-     * on first use.  Only the owner inserts and removes; a report reads it
-     * under its lock. */
-    struct pw_pin_table locals;
-    uint32_t local_depth; /* PushLocalFrame depth outside any native method */
-    uint32_t kind;        /* enum pw_thread_kind */
-    struct pw_local_frame local_frames[PW_LOCAL_FRAMES];
-    uint32_t nlocal_frames;
-    uint32_t recent_delete_next;
-    int32_t refs_pending; /* live global references not yet published to ref_threshold */
-    struct pw_recent_release recent_deletes[PW_RECENT_DELETES];
+    /* After a late attach: tracking/tracker.c and tracking/late_frame.c.
+     * The last native method the JVM named for this thread
+     * (GetFrameLocation), so that the record is found again without the
+     * methods' lock, and named without the JVM inside a critical region,
+     * where the innermost Java frame cannot have changed. */
+    struct {
+        jmethodID id;
+        struct pw_method *method;
+        const struct pw_method *last; /* the last answer, whatever it was */
+    } late;
 
-    /* Registry links, guarded by the registry lock. */
+    /* References (refs=on): tracking/refs.c. */
+    struct {
+        /* The live local references of a thread outside any native method
+         * (a natively attached thread), made on first use.  Only the owner
+         * inserts and removes; a report reads it under its lock. */
+        struct pw_local_table locals;
+        uint32_t local_depth; /* PushLocalFrame depth outside any native method */
+        uint32_t thread_kind; /* enum pw_thread_kind */
+        int32_t pending;      /* live references not yet published to ref_threshold= (requests.h) */
+        struct pw_local_frame local_frames[PW_LOCAL_FRAMES];
+        uint32_t nlocal_frames;
+        uint32_t recent_delete_next;
+        struct pw_recent_release recent_deletes[PW_RECENT_DELETES];
+    } refs;
+
+    /* Registry links: state/thread_state.c, under the registry lock. */
     struct pw_thread *next;
     struct pw_thread **prevp;
 };
@@ -130,6 +160,23 @@ pw_thread_top(struct pw_thread *t)
 {
     uint32_t d = t->depth;
     return d == 0 ? NULL : &t->frames[d - 1];
+}
+
+/* The cache entry of this thread where the site of (m, key, ret) is kept:
+ * the one probe of the site cache, used by tracking/tracker.c and by the
+ * inlined fast path of tracking/refs.h.  key is PW_SITE_KEY(kind, fn). */
+static inline struct pw_site_cache_entry *
+pw_site_cache_slot(struct pw_thread *t, const struct pw_method *m, uint32_t key, const void *ret)
+{
+    uintptr_t h = ((uintptr_t)ret ^ ((uintptr_t)m >> 4) ^ key) * PW_HASH_GOLDEN;
+    return &t->sites.cache[PW_HASH_TOP(h, PW_SITE_CACHE_BITS)];
+}
+
+/* Whether entry e holds the site of (m, key, ret). */
+static inline bool
+pw_site_cache_holds(const struct pw_site_cache_entry *e, const struct pw_method *m, uint32_t key, const void *ret)
+{
+    return e->ret == ret && e->method == m && e->key == key && e->site != 0;
 }
 
 /* on_end runs first on a thread that ends, before its books are retired

@@ -23,17 +23,14 @@ pw_refs_start(const struct pw_options *o, jvmtiEnv *env)
 /* Rare events, counted on shared atomics. */
 static _Atomic uint64_t unknown_deletes[3], double_deletes, lost;
 
-#define COUNT_MASK 0x7fffffffu
-#define OVER_FLAG 0x80000000u
-
 static void
 remember_delete(struct pw_thread *t, uintptr_t handle, uint32_t site)
 {
-    uint32_t next = t->recent_delete_next;
-    struct pw_recent_release *r = &t->recent_deletes[next % PW_RECENT_DELETES];
+    uint32_t next = t->refs.recent_delete_next;
+    struct pw_recent_release *r = &t->refs.recent_deletes[next % PW_RECENT_DELETES];
     __atomic_store_n(&r->site, site, __ATOMIC_RELAXED);
     __atomic_store_n(&r->ptr, handle, __ATOMIC_RELAXED);
-    __atomic_store_n(&t->recent_delete_next, next + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&t->refs.recent_delete_next, next + 1, __ATOMIC_RELAXED);
 }
 
 struct ring_lookup {
@@ -46,9 +43,9 @@ struct ring_lookup {
 static bool
 in_ring(const struct pw_thread *o, struct ring_lookup *l)
 {
-    uint32_t next = __atomic_load_n(&o->recent_delete_next, __ATOMIC_RELAXED);
+    uint32_t next = __atomic_load_n(&o->refs.recent_delete_next, __ATOMIC_RELAXED);
     for (uint32_t i = 0; i < PW_RECENT_DELETES; i++) {
-        const struct pw_recent_release *r = &o->recent_deletes[(next - 1 - i) % PW_RECENT_DELETES];
+        const struct pw_recent_release *r = &o->refs.recent_deletes[(next - 1 - i) % PW_RECENT_DELETES];
         if (__atomic_load_n(&r->ptr, __ATOMIC_RELAXED) == l->handle) {
             l->site = __atomic_load_n(&r->site, __ATOMIC_RELAXED);
             return true;
@@ -72,37 +69,37 @@ deleted_before(struct pw_thread *t, uintptr_t handle, uint32_t *site)
 }
 
 void
-pw_refs_global_made(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject ref, void *ret)
+pw_refs_global_made(JNIEnv *env, struct pw_thread *t, enum pw_kind kind, uint32_t slot, jobject ref, void *ret)
 {
-    uint32_t site = pw_track_site(env, t, fn, ret);
+    uint32_t site = pw_track_site(env, t, kind, slot, ret);
     struct pw_ref_info info = {.site = site, .t_ms = (uint32_t)pw_clock_ms()}, old;
     bool stored;
-    pw_count_add(&pw_counts_of(&t->counts, site)->acquired, 1);
+    pw_count_add(&pw_counts_of(&t->sites.counts, site)->acquired, 1);
     if (PW_UNLIKELY(pw_ref_table_insert((uintptr_t)ref, &info, &old, &stored))) {
         /* The JVM handed out a handle the books still hold: it was deleted
          * by a way pinwatch does not see.  It is not live any more. */
-        pw_count_add(&pw_counts_of(&t->counts, old.site)->freed, 1);
+        pw_count_add(&pw_counts_of(&t->sites.counts, old.site)->ref.freed, 1);
         pw_requests_ref_count(t, -1);
     }
     if (PW_UNLIKELY(!stored)) {
         atomic_fetch_add_explicit(&lost, 1, memory_order_relaxed);
-        pw_count_add(&pw_counts_of(&t->counts, site)->freed, 1);
+        pw_count_add(&pw_counts_of(&t->sites.counts, site)->ref.freed, 1);
         return;
     }
     pw_requests_ref_count(t, 1);
 }
 
 enum pw_ref_delete
-pw_refs_global_deleting(struct pw_thread *t, uint32_t fn, jobject ref, void *ret, uint32_t slot)
+pw_refs_global_deleting(struct pw_thread *t, enum pw_kind kind, jobject ref, void *ret, uint32_t slot)
 {
     struct pw_ref_info info;
     switch (pw_ref_table_remove((uintptr_t)ref, &info)) {
     case PW_REF_REMOVED: {
-        pw_count_add(&pw_counts_of(&t->counts, info.site)->released, 1);
+        pw_count_add(&pw_counts_of(&t->sites.counts, info.site)->released, 1);
         pw_requests_ref_count(t, -1);
-        uint32_t made = pw_site_get(info.site)->fn;
-        if (PW_UNLIKELY(made != fn))
-            return made == PW_FN_REF_WEAK ? PW_REF_DELETE_AS_WEAK : PW_REF_DELETE_AS_GLOBAL;
+        uint8_t made = pw_site_get(info.site)->kind;
+        if (PW_UNLIKELY(made != kind))
+            return made == PW_KIND_WEAK_REF ? PW_REF_DELETE_AS_WEAK : PW_REF_DELETE_AS_GLOBAL;
         return PW_REF_DELETE_PASS;
     }
     case PW_REF_DELETED:
@@ -114,7 +111,7 @@ pw_refs_global_deleting(struct pw_thread *t, uint32_t fn, jobject ref, void *ret
     case PW_REF_UNKNOWN:
     default:
         /* Made before a late attach, or by a way pinwatch does not see. */
-        atomic_fetch_add_explicit(&unknown_deletes[fn == PW_FN_REF_WEAK], 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&unknown_deletes[kind == PW_KIND_WEAK_REF], 1, memory_order_relaxed);
         return PW_REF_DELETE_PASS;
     }
 }
@@ -128,38 +125,26 @@ pw_refs_global_deleting(struct pw_thread *t, uint32_t fn, jobject ref, void *ret
 static bool
 natively_attached(struct pw_thread *t)
 {
-    if (PW_UNLIKELY(t->kind == PW_THREAD_UNKNOWN)) {
+    if (PW_UNLIKELY(t->refs.thread_kind == PW_THREAD_UNKNOWN)) {
         jint frames = 0;
         if (t->critical == 0 && jvmti != NULL &&
             (*jvmti)->GetFrameCount(jvmti, NULL, &frames) != JVMTI_ERROR_NONE)
             frames = 0;
-        t->kind = frames == 0 ? PW_THREAD_ATTACHED : PW_THREAD_JAVA;
+        t->refs.thread_kind = frames == 0 ? PW_THREAD_ATTACHED : PW_THREAD_JAVA;
     }
-    return t->kind == PW_THREAD_ATTACHED;
-}
-
-static inline uint32_t
-invocation_word(const struct pw_frame *f)
-{
-    return (uint32_t)(f->reserved >> 32) == f->serial ? (uint32_t)f->reserved : 0;
-}
-
-static inline void
-set_invocation_word(struct pw_frame *f, uint32_t word)
-{
-    f->reserved = (uint64_t)f->serial << 32 | word;
+    return t->refs.thread_kind == PW_THREAD_ATTACHED;
 }
 
 static __attribute__((noinline, cold)) void
 peak_reached(struct pw_site *s, uint32_t site, uint32_t count, struct pw_frame *f, uint32_t word, void *ret,
              uint32_t slot)
 {
-    uint32_t peak = atomic_load_explicit(&s->ref_peak, memory_order_relaxed);
-    while (peak < count && !atomic_compare_exchange_weak(&s->ref_peak, &peak, count))
+    uint32_t peak = atomic_load_explicit(&s->ref.peak, memory_order_relaxed);
+    while (peak < count && !atomic_compare_exchange_weak(&s->ref.peak, &peak, count))
         ;
-    if (count > pw_refs_local_limit && (word & OVER_FLAG) == 0) {
-        set_invocation_word(f, count | OVER_FLAG);
-        atomic_fetch_add_explicit(&s->ref_over, 1, memory_order_relaxed);
+    if (count > pw_refs_local_limit && (word & PW_LOCALS_OVER) == 0) {
+        pw_frame_set_locals(f, count | PW_LOCALS_OVER);
+        atomic_fetch_add_explicit(&s->ref.over, 1, memory_order_relaxed);
         pw_finding(PW_FINDING_LOCAL_LIMIT, site, ret, slot);
     }
 }
@@ -167,40 +152,32 @@ peak_reached(struct pw_site *s, uint32_t site, uint32_t count, struct pw_frame *
 void
 pw_refs_local_made(JNIEnv *env, struct pw_thread *t, uint32_t slot, jobject ref, void *ret)
 {
-    uint32_t site = pw_track_site(env, t, PW_FN_REF_LOCAL + slot, ret);
-    struct pw_counts *c = pw_counts_of(&t->counts, site);
+    uint32_t site = pw_track_site(env, t, PW_KIND_LOCAL_REF, slot, ret);
+    struct pw_counts *c = pw_counts_of(&t->sites.counts, site);
     pw_count_add(&c->acquired, 1);
     struct pw_frame *f = pw_thread_top(t);
     if (PW_LIKELY(f != NULL)) {
-        uint32_t word = invocation_word(f);
-        uint32_t count = (word & COUNT_MASK) + 1;
-        set_invocation_word(f, (word & OVER_FLAG) | count);
+        uint32_t word = pw_frame_locals(f);
+        uint32_t count = (word & PW_LOCALS_COUNT_MASK) + 1;
+        pw_frame_set_locals(f, (word & PW_LOCALS_OVER) | count);
         struct pw_site *s = pw_site_get(site);
-        if (PW_UNLIKELY(count > atomic_load_explicit(&s->ref_peak, memory_order_relaxed) ||
-                        (count > pw_refs_local_limit && (word & OVER_FLAG) == 0)))
+        if (PW_UNLIKELY(count > atomic_load_explicit(&s->ref.peak, memory_order_relaxed) ||
+                        (count > pw_refs_local_limit && (word & PW_LOCALS_OVER) == 0)))
             peak_reached(s, site, count, f, word, ret, slot);
         return;
     }
     if (!natively_attached(t))
         return; /* freed by the JVM when the Java-called code returns */
-    if (PW_UNLIKELY(t->locals.slots == NULL) && !pw_pin_table_init(&t->locals)) {
-        atomic_fetch_add_explicit(&lost, 1, memory_order_relaxed);
-        pw_count_add(&c->freed, 1);
-        return;
-    }
-    const struct pw_pin_slot *stale = pw_pin_table_take(&t->locals, (uintptr_t)ref);
-    if (PW_UNLIKELY(stale != NULL)) {
+    struct pw_local_info stale;
+    if (PW_UNLIKELY(pw_local_table_take(&t->refs.locals, (uintptr_t)ref, &stale))) {
         /* Its slot was freed without pinwatch seeing how. */
-        pw_count_add(&pw_counts_of(&t->counts, stale->info.site)->freed, 1);
+        pw_count_add(&pw_counts_of(&t->sites.counts, stale.site)->ref.freed, 1);
         pw_requests_ref_count(t, -1);
     }
-    struct pw_pin_info info = {.site = site,
-                               .serial = t->local_depth,
-                               .t_ms = (uint32_t)pw_clock_ms(),
-                               .fn = PW_FN_REF_GLOBAL};
-    if (PW_UNLIKELY(!pw_pin_table_insert(&t->locals, (uintptr_t)ref, &info))) {
+    struct pw_local_info info = {.site = site, .depth = t->refs.local_depth, .t_ms = (uint32_t)pw_clock_ms()};
+    if (PW_UNLIKELY(!pw_local_table_insert(&t->refs.locals, (uintptr_t)ref, &info))) {
         atomic_fetch_add_explicit(&lost, 1, memory_order_relaxed);
-        pw_count_add(&c->freed, 1);
+        pw_count_add(&c->ref.freed, 1);
         return;
     }
     pw_requests_ref_count(t, 1);
@@ -211,19 +188,19 @@ pw_refs_local_deleting(struct pw_thread *t, jobject ref, void *ret)
 {
     struct pw_frame *f = pw_thread_top(t);
     if (PW_LIKELY(f != NULL)) {
-        uint32_t word = invocation_word(f);
-        if ((word & COUNT_MASK) > 0)
-            set_invocation_word(f, word - 1);
+        uint32_t word = pw_frame_locals(f);
+        if ((word & PW_LOCALS_COUNT_MASK) > 0)
+            pw_frame_set_locals(f, word - 1);
         return true;
     }
-    if (t->kind != PW_THREAD_ATTACHED)
+    if (t->refs.thread_kind != PW_THREAD_ATTACHED)
         return true;
     uintptr_t handle = (uintptr_t)ref;
-    const struct pw_pin_slot *s = t->locals.slots != NULL ? pw_pin_table_take(&t->locals, handle) : NULL;
-    if (s != NULL) {
-        pw_count_add(&pw_counts_of(&t->counts, s->info.site)->released, 1);
+    struct pw_local_info made;
+    if (pw_local_table_take(&t->refs.locals, handle, &made)) {
+        pw_count_add(&pw_counts_of(&t->sites.counts, made.site)->released, 1);
         pw_requests_ref_count(t, -1);
-        remember_delete(t, handle, s->info.site);
+        remember_delete(t, handle, made.site);
         return true;
     }
     uint32_t site = 0;
@@ -256,8 +233,9 @@ serial_running(const struct pw_thread *t, uint32_t serial)
 static void
 drop_stale_frames(struct pw_thread *t)
 {
-    while (t->nlocal_frames > 0 && !serial_running(t, t->local_frames[t->nlocal_frames - 1].serial))
-        t->nlocal_frames--;
+    while (t->refs.nlocal_frames > 0 &&
+           !serial_running(t, t->refs.local_frames[t->refs.nlocal_frames - 1].serial))
+        t->refs.nlocal_frames--;
 }
 
 void
@@ -266,15 +244,16 @@ pw_refs_frame_pushed(struct pw_thread *t)
     struct pw_frame *f = pw_thread_top(t);
     if (f == NULL) {
         if (natively_attached(t))
-            t->local_depth++;
+            t->refs.local_depth++;
         return;
     }
     drop_stale_frames(t);
-    if (t->nlocal_frames < PW_LOCAL_FRAMES) {
-        uint32_t word = invocation_word(f);
+    if (t->refs.nlocal_frames < PW_LOCAL_FRAMES) {
+        uint32_t word = pw_frame_locals(f);
         /* The invocation's count goes on across the frame (it holds both
          * frames' locals); the pop brings it back to this. */
-        t->local_frames[t->nlocal_frames++] = (struct pw_local_frame){.serial = f->serial, .count = word};
+        t->refs.local_frames[t->refs.nlocal_frames++] =
+            (struct pw_local_frame){.serial = f->serial, .count = word};
     }
 }
 
@@ -284,13 +263,13 @@ struct popped {
 };
 
 static bool
-freed_by_pop(uintptr_t key, const struct pw_pin_info *info, void *arg)
+freed_by_pop(uintptr_t handle, const struct pw_local_info *info, void *arg)
 {
-    (void)key;
+    (void)handle;
     struct popped *p = arg;
-    if (info->serial != p->depth)
+    if (info->depth != p->depth)
         return false;
-    pw_count_add(&pw_counts_of(&p->t->counts, info->site)->freed, 1);
+    pw_count_add(&pw_counts_of(&p->t->sites.counts, info->site)->ref.freed, 1);
     pw_requests_ref_count(p->t, -1);
     return true;
 }
@@ -300,31 +279,27 @@ pw_refs_frame_popping(struct pw_thread *t)
 {
     struct pw_frame *f = pw_thread_top(t);
     if (f == NULL) {
-        if (t->kind != PW_THREAD_ATTACHED || t->local_depth == 0)
+        if (t->refs.thread_kind != PW_THREAD_ATTACHED || t->refs.local_depth == 0)
             return;
-        if (t->locals.slots != NULL) {
-            struct popped p = {.t = t, .depth = t->local_depth};
-            pw_pin_table_lock(&t->locals);
-            pw_pin_table_visit(&t->locals, freed_by_pop, &p);
-            pw_pin_table_unlock(&t->locals);
-        }
-        t->local_depth--;
+        struct popped p = {.t = t, .depth = t->refs.local_depth};
+        pw_local_table_visit(&t->refs.locals, freed_by_pop, &p);
+        t->refs.local_depth--;
         return;
     }
     drop_stale_frames(t);
-    if (t->nlocal_frames > 0 && t->local_frames[t->nlocal_frames - 1].serial == f->serial) {
-        uint32_t word = invocation_word(f);
-        uint32_t saved = t->local_frames[--t->nlocal_frames].count;
-        set_invocation_word(f, (saved & COUNT_MASK) | ((saved | word) & OVER_FLAG));
+    if (t->refs.nlocal_frames > 0 && t->refs.local_frames[t->refs.nlocal_frames - 1].serial == f->serial) {
+        uint32_t word = pw_frame_locals(f);
+        uint32_t saved = t->refs.local_frames[--t->refs.nlocal_frames].count;
+        pw_frame_set_locals(f, (saved & PW_LOCALS_COUNT_MASK) | ((saved | word) & PW_LOCALS_OVER));
     }
 }
 
 static bool
-freed_all(uintptr_t key, const struct pw_pin_info *info, void *arg)
+freed_all(uintptr_t handle, const struct pw_local_info *info, void *arg)
 {
-    (void)key;
+    (void)handle;
     struct pw_thread *t = arg;
-    pw_count_add(&pw_counts_of(&t->counts, info->site)->freed, 1);
+    pw_count_add(&pw_counts_of(&t->sites.counts, info->site)->ref.freed, 1);
     pw_requests_ref_count(t, -1);
     return true;
 }
@@ -332,13 +307,9 @@ freed_all(uintptr_t key, const struct pw_pin_info *info, void *arg)
 void
 pw_refs_thread_detached(struct pw_thread *t)
 {
-    if (t->locals.slots != NULL) {
-        pw_pin_table_lock(&t->locals);
-        pw_pin_table_visit(&t->locals, freed_all, t);
-        pw_pin_table_unlock(&t->locals);
-    }
-    t->local_depth = 0;
-    t->nlocal_frames = 0;
+    pw_local_table_visit(&t->refs.locals, freed_all, t);
+    t->refs.local_depth = 0;
+    t->refs.nlocal_frames = 0;
 }
 
 void

@@ -4,8 +4,8 @@
  * Global and weak global references outlive the call that made them: they
  * are live until deleted, wherever that happens, and sit in the shared
  * ref_table by handle.  Local references made inside a native method die
- * when it returns: they are counted per invocation (in the frame's spare
- * word, keyed by its serial) and their peak kept per site, never stored one
+ * when it returns: they are counted per invocation (in the frame's locals
+ * word, pw_frame_locals()) and their peak kept per site, never stored one
  * by one.  Local references of a natively attached thread outside any
  * native method live until PopLocalFrame or DetachCurrentThread (or the
  * thread's end): they are kept in the thread's own locals table. */
@@ -26,9 +26,10 @@ PW_HIDDEN void pw_refs_start(const struct pw_options *o, jvmtiEnv *jvmti);
  * the JNI table swap. */
 PW_HIDDEN extern uint32_t pw_refs_local_limit;
 
-/* A global (fn PW_FN_REF_GLOBAL) or weak (PW_FN_REF_WEAK) reference was
- * made (ref never NULL) by a call from ret. */
-PW_HIDDEN void pw_refs_global_made(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject ref, void *ret);
+/* A global (kind PW_KIND_GLOBAL_REF) or weak (PW_KIND_WEAK_REF) reference
+ * was made (ref never NULL) by a call from ret to the JNI function in slot. */
+PW_HIDDEN void pw_refs_global_made(JNIEnv *env, struct pw_thread *t, enum pw_kind kind, uint32_t slot,
+                                   jobject ref, void *ret);
 
 enum pw_ref_delete {
     PW_REF_DELETE_PASS,      /* pass the delete on as made */
@@ -38,34 +39,54 @@ enum pw_ref_delete {
 };
 
 /* Called before the JVM's delete runs (ref not NULL), so the handle cannot
- * have been handed out again in between.  fn: what the delete was for. */
-PW_HIDDEN enum pw_ref_delete pw_refs_global_deleting(struct pw_thread *t, uint32_t fn, jobject ref, void *ret,
-                                                     uint32_t slot);
+ * have been handed out again in between.  kind: what the delete was for. */
+PW_HIDDEN enum pw_ref_delete pw_refs_global_deleting(struct pw_thread *t, enum pw_kind kind, jobject ref,
+                                                     void *ret, uint32_t slot);
 
 /* A local reference (not NULL) made by the JNI function in slot. */
 PW_HIDDEN void pw_refs_local_made(JNIEnv *env, struct pw_thread *t, uint32_t slot, jobject ref, void *ret);
 
-/* The same, inlined into the wrappers for the common case: inside a
- * native method, at a call site this thread's site cache knows, at no new
- * peak for the site and within local_limit.  Anything else goes to pw_refs_local_made.  The cache probe
- * repeats pw_track_site's; if the two ever differ this only misses. */
+/* The locals word of a frame (struct pw_frame.locals): the serial of the
+ * invocation it counts for in the high half, so that a word an earlier
+ * invocation left in the frame's slot reads as 0; in the low half that
+ * invocation's live local references (PW_LOCALS_COUNT_MASK) and whether it
+ * went past local_limit (PW_LOCALS_OVER, a finding made once). */
+#define PW_LOCALS_COUNT_MASK 0x7fffffffu
+#define PW_LOCALS_OVER 0x80000000u
+
+static inline uint32_t
+pw_frame_locals(const struct pw_frame *f)
+{
+    return (uint32_t)(f->locals >> 32) == f->serial ? (uint32_t)f->locals : 0;
+}
+
+static inline void
+pw_frame_set_locals(struct pw_frame *f, uint32_t word)
+{
+    f->locals = (uint64_t)f->serial << 32 | word;
+}
+
+/* pw_refs_local_made, inlined into the wrappers for the common case:
+ * inside a native method, at a call site this thread's site cache knows
+ * (pw_site_cache_slot, the probe tracking/tracker.c uses), not due for a
+ * stack sample, at no new peak for the site and within local_limit.
+ * Anything else goes to pw_refs_local_made. */
 static inline void
 pw_refs_local_made_fast(JNIEnv *env, struct pw_thread *t, uint32_t slot, jobject ref, void *ret)
 {
     struct pw_frame *f = pw_thread_top(t);
-    uint32_t fn = PW_FN_REF_LOCAL + slot;
-    if (PW_LIKELY(f != NULL && t->sample_countdown > 1)) {
+    if (PW_LIKELY(f != NULL && t->sites.sample_countdown[PW_KIND_LOCAL_REF] > 1)) {
         const struct pw_method *m = f->method;
-        uintptr_t h = ((uintptr_t)ret ^ ((uintptr_t)m >> 4) ^ fn) * 0x9E3779B97F4A7C15ull;
-        const struct pw_site_cache_entry *e = &t->site_cache[h >> (64 - 6)];
-        if (PW_LIKELY(e->ret == ret && e->method == m && e->fn == fn && e->site != 0)) {
-            uint32_t word = (uint32_t)(f->reserved >> 32) == f->serial ? (uint32_t)f->reserved : 0;
-            uint32_t count = (word & 0x7fffffffu) + 1;
+        uint32_t key = PW_SITE_KEY(PW_KIND_LOCAL_REF, slot);
+        const struct pw_site_cache_entry *e = pw_site_cache_slot(t, m, key, ret);
+        if (PW_LIKELY(pw_site_cache_holds(e, m, key, ret))) {
+            uint32_t word = pw_frame_locals(f);
+            uint32_t count = (word & PW_LOCALS_COUNT_MASK) + 1;
             if (PW_LIKELY(count <= pw_refs_local_limit &&
-                          count <= atomic_load_explicit(&pw_site_get(e->site)->ref_peak, memory_order_relaxed))) {
-                t->sample_countdown--;
-                pw_count_add(&pw_counts_of(&t->counts, e->site)->acquired, 1);
-                f->reserved = (uint64_t)f->serial << 32 | ((word & 0x80000000u) | count);
+                          count <= atomic_load_explicit(&pw_site_get(e->site)->ref.peak, memory_order_relaxed))) {
+                t->sites.sample_countdown[PW_KIND_LOCAL_REF]--;
+                pw_count_add(&pw_counts_of(&t->sites.counts, e->site)->acquired, 1);
+                pw_frame_set_locals(f, (word & PW_LOCALS_OVER) | count);
                 return;
             }
         }
@@ -81,9 +102,9 @@ pw_refs_local_deleted_fast(struct pw_thread *t)
     struct pw_frame *f = pw_thread_top(t);
     if (PW_UNLIKELY(f == NULL))
         return false;
-    uint32_t word = (uint32_t)(f->reserved >> 32) == f->serial ? (uint32_t)f->reserved : 0;
-    if ((word & 0x7fffffffu) > 0)
-        f->reserved = (uint64_t)f->serial << 32 | (word - 1);
+    uint32_t word = pw_frame_locals(f);
+    if ((word & PW_LOCALS_COUNT_MASK) > 0)
+        pw_frame_set_locals(f, word - 1);
     return true;
 }
 

@@ -8,29 +8,53 @@
 #include <string.h>
 #include <time.h>
 
-bool pw_requests_threshold_on;
-bool pw_requests_ref_threshold_on;
+struct pw_crossing pw_pin_crossing = {.next = UINT64_MAX}, pw_ref_crossing = {.next = UINT64_MAX};
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
 
-static _Atomic int64_t live_published;
-static _Atomic uint64_t next_threshold = UINT64_MAX;
 static struct pw_requests pending; /* guarded by lock */
 static bool notes_in_flight;       /* guarded by lock: taken, not yet written */
 static pthread_cond_t notes_done = PTHREAD_COND_INITIALIZER;
 
-static _Atomic int64_t refs_published;
-static _Atomic uint64_t next_ref_threshold = UINT64_MAX;
+void
+pw_crossing_start(struct pw_crossing *c, uint64_t threshold)
+{
+    atomic_store(&c->published, 0);
+    atomic_store(&c->next, threshold > 0 ? threshold : UINT64_MAX);
+    c->on = threshold > 0;
+}
+
+bool
+pw_crossing_publish(struct pw_crossing *c, int32_t *pending_count)
+{
+    int64_t delta = *pending_count;
+    *pending_count = 0;
+    if (delta == 0)
+        return false;
+    int64_t live = atomic_fetch_add_explicit(&c->published, delta, memory_order_relaxed) + delta;
+    uint64_t next = atomic_load_explicit(&c->next, memory_order_relaxed);
+    if (live <= 0 || (uint64_t)live < next)
+        return false;
+    /* One report per crossing: the thread that moves the mark on asks for
+     * it, and the mark goes past the count however far it jumped. */
+    uint64_t after = next;
+    while (after <= (uint64_t)live)
+        after *= 2;
+    if (!atomic_compare_exchange_strong(&c->next, &next, after))
+        return false;
+    pthread_mutex_lock(&lock);
+    pending.threshold = true;
+    pthread_cond_signal(&wake);
+    pthread_mutex_unlock(&lock);
+    return true;
+}
 
 void
 pw_requests_start(const struct pw_options *o)
 {
-    uint64_t threshold = o->threshold, ref_threshold = o->refs ? o->ref_threshold : 0;
-    pw_requests_threshold_on = threshold > 0;
-    atomic_store(&next_threshold, threshold > 0 ? threshold : UINT64_MAX);
-    pw_requests_ref_threshold_on = ref_threshold > 0;
-    atomic_store(&next_ref_threshold, ref_threshold > 0 ? ref_threshold : UINT64_MAX);
+    pw_crossing_start(&pw_pin_crossing, o->threshold);
+    pw_crossing_start(&pw_ref_crossing, o->refs ? o->ref_threshold : 0);
     /* Deadlines are monotonic: a clock set back must not stall interval
      * reports. */
     pthread_condattr_t cattr;
@@ -39,52 +63,6 @@ pw_requests_start(const struct pw_options *o)
     pthread_cond_init(&wake, &cattr);
     pthread_cond_init(&notes_done, &cattr);
     pthread_condattr_destroy(&cattr);
-}
-
-void
-pw_requests_publish(struct pw_thread *t)
-{
-    int64_t delta = t->live_pending;
-    t->live_pending = 0;
-    if (delta == 0)
-        return;
-    int64_t live = atomic_fetch_add_explicit(&live_published, delta, memory_order_relaxed) + delta;
-    uint64_t next = atomic_load_explicit(&next_threshold, memory_order_relaxed);
-    if (live <= 0 || (uint64_t)live < next)
-        return;
-    /* One report per crossing: the thread that moves the mark on asks for
-     * it, and the mark goes past the count however far it jumped. */
-    uint64_t after = next;
-    while (after <= (uint64_t)live)
-        after *= 2;
-    if (!atomic_compare_exchange_strong(&next_threshold, &next, after))
-        return;
-    pthread_mutex_lock(&lock);
-    pending.threshold = true;
-    pthread_cond_signal(&wake);
-    pthread_mutex_unlock(&lock);
-}
-
-void
-pw_requests_refs_publish(struct pw_thread *t)
-{
-    int64_t delta = t->refs_pending;
-    t->refs_pending = 0;
-    if (delta == 0)
-        return;
-    int64_t live = atomic_fetch_add_explicit(&refs_published, delta, memory_order_relaxed) + delta;
-    uint64_t next = atomic_load_explicit(&next_ref_threshold, memory_order_relaxed);
-    if (live <= 0 || (uint64_t)live < next)
-        return;
-    uint64_t after = next;
-    while (after <= (uint64_t)live)
-        after *= 2;
-    if (!atomic_compare_exchange_strong(&next_ref_threshold, &next, after))
-        return;
-    pthread_mutex_lock(&lock);
-    pending.threshold = true;
-    pthread_cond_signal(&wake);
-    pthread_mutex_unlock(&lock);
 }
 
 void

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What application threads ask of the report thread (report_thread.c): a
- * report when the live-pin count crosses the threshold, and an UNRELEASED line
+ * report when a live count crosses its threshold, and an UNRELEASED line
  * for a site's first leak.  The counting happens here, on the application
  * side; the report thread only waits for requests and serves them, so no
  * application thread ever formats, symbolises or writes.
  *
- * The live-pin count behind threshold= is kept per thread and published to
- * one shared counter in steps of PW_PUBLISH_STEP pins (and at every leaking
- * return), so a balanced Get/Release pair never touches shared memory. */
+ * A live count behind a threshold (struct pw_crossing) is kept per thread
+ * and published to one shared counter in steps of PW_PUBLISH_STEP (and at
+ * every leaking return), so a balanced Get/Release pair never touches
+ * shared memory. */
 #ifndef PW_REQUESTS_H
 #define PW_REQUESTS_H
 
@@ -18,43 +19,76 @@
 
 #define PW_PUBLISH_STEP 16
 
+/* A threshold crossing: a live count kept per thread (in the kind's part
+ * of struct pw_thread), published to one shared count in steps of
+ * PW_PUBLISH_STEP, which asks for one report each time it reaches the next
+ * mark; the mark then doubles past it.  One for pins (threshold=), one for
+ * references (ref_threshold=); a new kind adds its own. */
+struct pw_crossing {
+    /* Read by every count; written once by pw_requests_start (through
+     * pw_crossing_start), before the JNI table swap.  Kept off the line
+     * threads publish to. */
+    bool on;
+    _Alignas(64) _Atomic int64_t published; /* the sum of what threads published */
+    _Atomic uint64_t next;                  /* the mark that asks for the next report */
+};
+
+PW_HIDDEN extern struct pw_crossing pw_pin_crossing, pw_ref_crossing;
+
+/* threshold: the first mark (0: never). */
+PW_HIDDEN void pw_crossing_start(struct pw_crossing *c, uint64_t threshold);
+
+/* Adds *pending (the calling thread's unpublished count) to the shared
+ * count and zeroes it; asks for a report and returns true when this moved
+ * the count onto or past the mark. */
+PW_HIDDEN bool pw_crossing_publish(struct pw_crossing *c, int32_t *pending);
+
+/* delta: +1 for one more live, -1 for one fewer. */
+static inline void
+pw_crossing_count(struct pw_crossing *c, int32_t *pending, int delta)
+{
+    if (!c->on)
+        return;
+    *pending += delta;
+    if (PW_UNLIKELY(*pending >= PW_PUBLISH_STEP || *pending <= -PW_PUBLISH_STEP))
+        pw_crossing_publish(c, pending);
+}
+
 /* threshold= (live pins that ask for the first report, 0: never) and,
- * with refs=on, ref_threshold= from o.  Before the JNI table swap. */
+ * with refs=on, ref_threshold= from o: pw_pin_crossing and
+ * pw_ref_crossing.  Before the JNI table swap. */
 PW_HIDDEN void pw_requests_start(const struct pw_options *o);
 
-/* threshold= is not 0.  Read by pw_requests_count; written once by
- * pw_requests_start, before the JNI table swap. */
-PW_HIDDEN extern bool pw_requests_threshold_on;
-
-/* Adds the thread's unpublished count to the shared one. */
-PW_HIDDEN void pw_requests_publish(struct pw_thread *t);
-
-/* delta: +1 for a pin taken, -1 for one released (suppressed ones excluded). */
+/* A pin taken (+1) or released (-1), suppressed ones excluded. */
 static inline void
 pw_requests_count(struct pw_thread *t, int delta)
 {
-    if (!pw_requests_threshold_on)
-        return;
-    t->live_pending += delta;
-    if (PW_UNLIKELY(t->live_pending >= PW_PUBLISH_STEP || t->live_pending <= -PW_PUBLISH_STEP))
-        pw_requests_publish(t);
+    pw_crossing_count(&pw_pin_crossing, &t->pins.pending, delta);
 }
 
-/* ref_threshold: live global and weak references, and live locals of
- * natively attached threads, that ask for a report (0: never); counted
- * like pins, on their own shared counter.  Read by pw_requests_ref_count;
- * written once by pw_requests_start, before the JNI table swap. */
-PW_HIDDEN extern bool pw_requests_ref_threshold_on;
-PW_HIDDEN void pw_requests_refs_publish(struct pw_thread *t);
-
+/* A reference made (+1) or deleted or freed (-1): ref_threshold= counts
+ * live global and weak references, and live locals of natively attached
+ * threads, on pw_ref_crossing. */
 static inline void
 pw_requests_ref_count(struct pw_thread *t, int delta)
 {
-    if (!pw_requests_ref_threshold_on)
-        return;
-    t->refs_pending += delta;
-    if (PW_UNLIKELY(t->refs_pending >= PW_PUBLISH_STEP || t->refs_pending <= -PW_PUBLISH_STEP))
-        pw_requests_refs_publish(t);
+    pw_crossing_count(&pw_ref_crossing, &t->refs.pending, delta);
+}
+
+/* The thread's unpublished counts, published now (a leaking return, the
+ * thread's end). */
+static inline void
+pw_requests_publish(struct pw_thread *t)
+{
+    if (pw_pin_crossing.on)
+        pw_crossing_publish(&pw_pin_crossing, &t->pins.pending);
+}
+
+static inline void
+pw_requests_refs_publish(struct pw_thread *t)
+{
+    if (pw_ref_crossing.on)
+        pw_crossing_publish(&pw_ref_crossing, &t->refs.pending);
 }
 
 /* The first leak at a site: queued for an UNRELEASED line (symbolising is too

@@ -47,8 +47,8 @@ leaked_by_invocation(uintptr_t key, const struct pw_pin_info *info, void *arg)
     if (info->serial != r->serial)
         return false;
     if (!pw_leak_table_insert(key, info))
-        pw_count_add(&r->thread->counts.lost, 1);
-    pw_count_add(&pw_counts_of(&r->thread->counts, info->site)->leaked_at_return, 1);
+        pw_count_add(&r->thread->sites.counts.lost, 1);
+    pw_count_add(&pw_counts_of(&r->thread->sites.counts, info->site)->leaked_at_return, 1);
     note_first_leak(r, info);
     return true;
 }
@@ -59,13 +59,12 @@ pw_invocation_returned(struct pw_thread *t, struct pw_frame *f)
     struct returned r = {.thread = t, .serial = f->serial};
     /* The lock keeps a report or another thread's release out of the table
      * while pins leave it; the owner's own hot path never waits on it. */
-    pw_pin_table_lock(&t->pins);
-    pw_pin_table_visit(&t->pins, leaked_by_invocation, &r);
-    pw_pin_table_unlock(&t->pins);
+    pw_pin_table_lock(&t->pins.table);
+    pw_pin_table_visit(&t->pins.table, leaked_by_invocation, &r);
+    pw_pin_table_unlock(&t->pins.table);
     f->live = 0;
     /* A leak is a step change worth seeing at once in the threshold count. */
-    if (pw_requests_threshold_on)
-        pw_requests_publish(t);
+    pw_requests_publish(t);
     for (size_t i = 0; i < r.nfirst; i++) {
         struct pw_site *site = pw_site_get(r.first[i].site);
         if (!atomic_exchange(&site->leak_noted, true))
@@ -78,8 +77,6 @@ pw_thread_ending(struct pw_thread *t)
 {
     /* A thread's local references die with it. */
     pw_refs_thread_detached(t);
-    if (pw_requests_ref_threshold_on)
-        pw_requests_refs_publish(t);
-    if (pw_requests_threshold_on)
-        pw_requests_publish(t);
+    pw_requests_refs_publish(t);
+    pw_requests_publish(t);
 }

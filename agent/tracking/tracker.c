@@ -37,14 +37,14 @@ innermost_native(struct pw_thread *t)
     jboolean native = JNI_FALSE;
     if ((*jvmti)->GetFrameLocation(jvmti, NULL, 0, &id, &loc) != JVMTI_ERROR_NONE || id == NULL)
         return NULL;
-    if (id == t->late_id)
-        return t->late_method;
+    if (id == t->late.id)
+        return t->late.method;
     if ((*jvmti)->IsMethodNative(jvmti, id, &native) != JVMTI_ERROR_NONE || !native)
         return NULL;
     struct pw_method *m = pw_method_unbound(jvmti, id);
     if (m != NULL) {
-        t->late_id = id;
-        t->late_method = m;
+        t->late.id = id;
+        t->late.method = m;
     }
     return m;
 }
@@ -63,9 +63,9 @@ method_without_frame(JNIEnv *env, struct pw_thread *t, void *ret)
      * may be made there, so no Java frame came or went since the Get that
      * opened it, which asked the JVM. */
     if (t->critical != 0)
-        return t->late_last != NULL ? t->late_last : &pw_method_native_thread;
+        return t->late.last != NULL ? t->late.last : &pw_method_native_thread;
     struct pw_method *m = innermost_native(t);
-    t->late_last = m != NULL ? m : &pw_method_native_thread;
+    t->late.last = m != NULL ? m : &pw_method_native_thread;
     if (m == NULL)
         return &pw_method_native_thread;
     if (!atomic_load_explicit(&m->rebind_tried, memory_order_relaxed) && !atomic_exchange(&m->rebind_tried, true))
@@ -132,13 +132,14 @@ first_sight(JNIEnv *env, struct pw_thread *t, uint32_t id, void *ret, bool bound
     }
 }
 
-/* Every PW_SAMPLE_PERIOD Gets: the site's stack again, if it is due. */
+/* Every PW_SAMPLE_PERIOD calls at known sites of one kind: the site's
+ * stack again, if it is due. */
 /* Not marked cold: GCC would then move the countdown itself, which every
  * Get runs, out of the hooks' hot path. */
 static __attribute__((noinline)) void
-sample(struct pw_thread *t, uint32_t id, void *ret, bool bounded)
+sample(struct pw_thread *t, enum pw_kind kind, uint32_t id, void *ret, bool bounded)
 {
-    t->sample_countdown = PW_SAMPLE_PERIOD;
+    t->sites.sample_countdown[kind] = PW_SAMPLE_PERIOD;
     struct pw_site *site = pw_site_get(id);
     uint32_t now = (uint32_t)pw_clock_ms(), last = atomic_load_explicit(&site->sampled_ms, memory_order_relaxed);
     if (stack_depth > 0 && now - last >= PW_SAMPLE_MS &&
@@ -146,21 +147,21 @@ sample(struct pw_thread *t, uint32_t id, void *ret, bool bounded)
         take_stack(site, ret, bounded);
 }
 
-/* A Get whose site this thread's cache does not hold.  The entry keeps
+/* A call whose site this thread's cache does not hold.  The entry keeps
  * what the record needs of the site: its suppression and this thread's
  * counters for it (NULL while they could not be allocated, so that every
  * count meanwhile goes on to pw_counts_of and is tallied as lost). */
 static __attribute__((noinline)) const struct pw_site_cache_entry *
 site_missed(JNIEnv *env, struct pw_thread *t, struct pw_site_cache_entry *e, const struct pw_method *m,
-            uint32_t fn, void *ret, bool bounded)
+            enum pw_kind kind, uint32_t fn, void *ret, bool bounded)
 {
-    uint32_t site = pw_site_intern(m, fn, ret);
-    pw_counts_of(&t->counts, site);
-    struct pw_counts *chunk = t->counts.chunks[site / PW_COUNT_CHUNK];
+    uint32_t site = pw_site_intern(m, kind, fn, ret);
+    pw_counts_of(&t->sites.counts, site);
+    struct pw_counts *chunk = t->sites.counts.chunks[site / PW_COUNT_CHUNK];
     *e = (struct pw_site_cache_entry){
         .ret = ret,
         .method = m,
-        .fn = fn,
+        .key = PW_SITE_KEY(kind, fn),
         .site = site,
         .counts = chunk != NULL ? &chunk[site % PW_COUNT_CHUNK] : NULL,
         .suppressed = pw_site_get(site)->suppressed,
@@ -170,7 +171,7 @@ site_missed(JNIEnv *env, struct pw_thread *t, struct pw_site_cache_entry *e, con
 }
 
 static inline __attribute__((always_inline)) const struct pw_site_cache_entry *
-site_of(JNIEnv *env, struct pw_thread *t, struct pw_frame **fp, uint32_t fn, void *ret)
+site_of(JNIEnv *env, struct pw_thread *t, struct pw_frame **fp, enum pw_kind kind, uint32_t fn, void *ret)
 {
     struct pw_frame *f = *fp;
     const struct pw_method *m;
@@ -181,24 +182,24 @@ site_of(JNIEnv *env, struct pw_thread *t, struct pw_frame **fp, uint32_t fn, voi
         m = method_without_frame(env, t, ret);
         f = *fp = pw_thread_top(t);
     }
-    uintptr_t h = ((uintptr_t)ret ^ ((uintptr_t)m >> 4) ^ fn) * PW_HASH_GOLDEN;
-    struct pw_site_cache_entry *e = &t->site_cache[PW_HASH_TOP(h, PW_SITE_CACHE_BITS)];
+    uint32_t key = PW_SITE_KEY(kind, fn);
+    struct pw_site_cache_entry *e = pw_site_cache_slot(t, m, key, ret);
     /* Native frames can be walked safely up to the method's entry (a
      * thunked method) or to the thread's start (a native thread). */
     bool bounded = f != NULL || m == &pw_method_native_thread;
-    if (PW_LIKELY(e->ret == ret && e->method == m && e->fn == fn && e->site != 0)) {
-        if (PW_UNLIKELY(--t->sample_countdown == 0))
-            sample(t, e->site, ret, bounded);
+    if (PW_LIKELY(pw_site_cache_holds(e, m, key, ret))) {
+        if (PW_UNLIKELY(--t->sites.sample_countdown[kind] == 0))
+            sample(t, kind, e->site, ret, bounded);
         return e;
     }
-    return site_missed(env, t, e, m, fn, ret, bounded);
+    return site_missed(env, t, e, m, kind, fn, ret, bounded);
 }
 
 uint32_t
-pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret)
+pw_track_site(JNIEnv *env, struct pw_thread *t, enum pw_kind kind, uint32_t fn, void *ret)
 {
     struct pw_frame *f = pw_thread_top(t);
-    return site_of(env, t, &f, fn, ret)->site;
+    return site_of(env, t, &f, kind, fn, ret)->site;
 }
 
 /* counts: this thread's counters for the site, or NULL to look them up. */
@@ -218,10 +219,10 @@ acquire(struct pw_thread *t, struct pw_frame *f, uint32_t site, struct pw_counts
         .suppressed = suppressed,
     };
     if (PW_UNLIKELY(counts == NULL))
-        counts = pw_counts_of(&t->counts, site);
+        counts = pw_counts_of(&t->sites.counts, site);
     pw_count_add(&counts->acquired, 1);
-    if (PW_UNLIKELY(!pw_pin_table_insert(&t->pins, (uintptr_t)ptr, &info))) {
-        pw_count_add(&t->counts.lost, 1);
+    if (PW_UNLIKELY(!pw_pin_table_insert(&t->pins.table, (uintptr_t)ptr, &info))) {
+        pw_count_add(&t->sites.counts.lost, 1);
         return;
     }
     if (f != NULL)
@@ -243,7 +244,7 @@ pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const voi
     /* The top frame is found once: the stores in between would make the
      * compiler look for it again. */
     struct pw_frame *f = pw_thread_top(t);
-    const struct pw_site_cache_entry *e = site_of(env, t, &f, fn, ret);
+    const struct pw_site_cache_entry *e = site_of(env, t, &f, PW_KIND_PIN, fn, ret);
     acquire(t, f, e->site, e->counts, e->suppressed, fn, ptr, size, ref);
 }
 
@@ -255,7 +256,7 @@ counted_release(struct pw_thread *t, const struct pw_pin_info *info, uint32_t fn
 {
     uint32_t site = info->site, t_ms = info->t_ms;
     bool suppressed = info->suppressed;
-    pw_count_add(&pw_counts_of(&t->counts, site)->released, 1);
+    pw_count_add(&pw_counts_of(&t->sites.counts, site)->released, 1);
     if (PW_LIKELY(!suppressed))
         pw_requests_count(t, -1);
     if (PW_UNLIKELY(pw_fn_is_critical(fn))) {
@@ -276,14 +277,14 @@ counted_release(struct pw_thread *t, const struct pw_pin_info *info, uint32_t fn
 static inline struct pw_recent_release *
 next_note(struct pw_thread *t)
 {
-    return &t->recent[t->recent_next % PW_RECENT_RELEASES];
+    return &t->releases.ring[t->releases.next % PW_RECENT_RELEASES];
 }
 
 static inline __attribute__((always_inline)) void
 note_release(struct pw_thread *t, uintptr_t key, uint32_t site)
 {
     *next_note(t) = (struct pw_recent_release){.ptr = key, .site = site};
-    t->recent_next++;
+    t->releases.next++;
 }
 
 /* The owner's take of a pin of its own table, noted first (note_release):
@@ -292,7 +293,7 @@ static const struct pw_pin_slot *
 take_own(struct pw_thread *t, uintptr_t key)
 {
     struct pw_pin_slot *s;
-    while ((s = pw_pin_table_slot(&t->pins, key)) != NULL) {
+    while ((s = pw_pin_table_slot(&t->pins.table, key)) != NULL) {
         note_release(t, key, s->info.site);
         if (pw_pin_table_take_slot(s, key))
             return s;
@@ -328,7 +329,7 @@ static bool
 remove_from(struct pw_thread *o, void *arg)
 {
     struct lookup *l = arg;
-    return pw_pin_table_remove_remote(&o->pins, l->key, l->info, l->note);
+    return pw_pin_table_remove_remote(&o->pins.table, l->key, l->info, l->note);
 }
 
 /* Finds a pin this thread does not hold.  Pins only ever move from a
@@ -350,7 +351,7 @@ remove_elsewhere(struct pw_thread *self, uintptr_t key, struct pw_pin_info *info
         }
     }
     if (found)
-        self->recent_next++; /* the entry the table wrote */
+        self->releases.next++; /* the entry the table wrote */
     return found;
 }
 
@@ -359,9 +360,9 @@ static bool
 find_in(struct pw_thread *o, void *arg)
 {
     struct lookup *l = arg;
-    pw_pin_table_lock(&o->pins);
-    bool found = pw_pin_table_find(&o->pins, l->key, l->info);
-    pw_pin_table_unlock(&o->pins);
+    pw_pin_table_lock(&o->pins.table);
+    bool found = pw_pin_table_find(&o->pins.table, l->key, l->info);
+    pw_pin_table_unlock(&o->pins.table);
     return found;
 }
 
@@ -369,7 +370,7 @@ static bool
 find_anywhere(struct pw_thread *t, uintptr_t key, struct pw_pin_info *info)
 {
     struct lookup l = {.key = key, .info = info};
-    return pw_pin_table_find(&t->pins, key, info) || pw_leak_table_find(key, info) ||
+    return pw_pin_table_find(&t->pins.table, key, info) || pw_leak_table_find(key, info) ||
            pw_threads_any(t, find_in, &l);
 }
 
@@ -380,8 +381,8 @@ released_by(struct pw_thread *o, void *arg)
 {
     struct lookup *l = arg;
     for (uint32_t i = 0; i < PW_RECENT_RELEASES; i++) {
-        if (__atomic_load_n(&o->recent[i].ptr, __ATOMIC_RELAXED) == l->key) {
-            *l->site = __atomic_load_n(&o->recent[i].site, __ATOMIC_RELAXED);
+        if (__atomic_load_n(&o->releases.ring[i].ptr, __ATOMIC_RELAXED) == l->key) {
+            *l->site = __atomic_load_n(&o->releases.ring[i].site, __ATOMIC_RELAXED);
             return true;
         }
     }
@@ -394,7 +395,7 @@ static bool
 released_before(struct pw_thread *t, uintptr_t key, uint32_t *site)
 {
     for (uint32_t i = 0; i < PW_RECENT_RELEASES; i++) {
-        const struct pw_recent_release *r = &t->recent[(t->recent_next - 1 - i) % PW_RECENT_RELEASES];
+        const struct pw_recent_release *r = &t->releases.ring[(t->releases.next - 1 - i) % PW_RECENT_RELEASES];
         if (r->ptr == key) {
             *site = r->site;
             return true;
@@ -420,7 +421,7 @@ pw_track_release_own(struct pw_thread *t, uint32_t fn, const void *ptr, jint mod
     uintptr_t key = (uintptr_t)ptr;
     if (PW_UNLIKELY(!PW_KEY_IS_PIN(key) || mode == JNI_COMMIT))
         return false;
-    struct pw_pin_slot *slot = pw_pin_table_slot(&t->pins, key);
+    struct pw_pin_slot *slot = pw_pin_table_slot(&t->pins.table, key);
     struct pw_frame *top = pw_thread_top(t);
     if (PW_UNLIKELY(slot == NULL || top == NULL || slot->info.serial != top->serial || slot->info.fn != fn ||
                     slot->info.ref != obj))
@@ -445,14 +446,14 @@ pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, v
     if (PW_UNLIKELY(!PW_KEY_IS_PIN(key))) {
         /* NULL (or 1, 2: the tables' own markers) is no pointer any Get
          * returned: unmatched, and passed on as the JVM would take it. */
-        pw_count_add(&t->counts.unmatched_releases, 1);
+        pw_count_add(&t->sites.counts.unmatched_releases, 1);
         return r;
     }
     if (mode == JNI_COMMIT) {
         /* Copy-back only: the buffer stays allocated and the pin live. */
         if (find_anywhere(t, key, &info)) {
             found(&r, &info);
-            pw_count_add(&pw_counts_of(&t->counts, info.site)->commits, 1);
+            pw_count_add(&pw_counts_of(&t->sites.counts, info.site)->pin.commits, 1);
         }
     } else if (PW_LIKELY((slot = take_own(t, key)) != NULL)) {
         found(&r, &slot->info);
@@ -471,22 +472,22 @@ pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, v
         /* Its method had returned (or its thread ended) holding it: carried
          * across calls, legal, and no leak after all. */
         if (returned)
-            pw_count_add(&pw_counts_of(&t->counts, info.site)->carried, 1);
+            pw_count_add(&pw_counts_of(&t->sites.counts, info.site)->carried, 1);
     } else {
         uint32_t site = 0;
         /* Another thread may be removing this very pin from this thread's
          * table right now: its ring entry is written before it lets go of
          * the lock (remove_from), so wait for the lock once. */
-        pw_pin_table_lock(&t->pins);
-        pw_pin_table_unlock(&t->pins);
+        pw_pin_table_lock(&t->pins.table);
+        pw_pin_table_unlock(&t->pins.table);
         /* Dropping a critical release wrongly would leave the GC locked
          * for good: only when every pin since start is in the books. */
-        bool sure = !pw_fn_is_critical(fn) || (!attached_late && pw_count_read(&t->counts.lost) == 0);
+        bool sure = !pw_fn_is_critical(fn) || (!attached_late && pw_count_read(&t->sites.counts.lost) == 0);
         if (released_before(t, key, &site) && sure) {
             pw_finding(PW_FINDING_DOUBLE_RELEASE, site, call, fn);
             r.action = PW_RELEASE_DROP;
         } else {
-            pw_count_add(&t->counts.unmatched_releases, 1);
+            pw_count_add(&t->sites.counts.unmatched_releases, 1);
         }
         return r;
     }

@@ -13,9 +13,10 @@
  * swap. */
 PW_HIDDEN void pw_tracker_start(const struct pw_options *o, jvmtiEnv *jvmti, bool attached);
 
-/* The site of a Get made from ret on this thread, for function fn.  env
+/* The site of a call made from ret on this thread, of kind and function
+ * fn (an enum pw_function for pins, a JNI table slot for references).  env
  * is used only after a late attach, to bind a method anew. */
-PW_HIDDEN uint32_t pw_track_site(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret);
+PW_HIDDEN uint32_t pw_track_site(JNIEnv *env, struct pw_thread *t, enum pw_kind kind, uint32_t fn, void *ret);
 
 /* A Get returned ptr (never NULL) of size bytes, from object ref. */
 PW_HIDDEN void pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size,

@@ -169,7 +169,7 @@ main(void)
     /* Real sites, so that a leak's function and suppression come from the
      * site table as in the agent. */
     for (uint32_t i = 0; i < 8; i++) {
-        sites[i] = pw_site_intern(&pw_method_native_thread, i % PW_FN_COUNT, (void *)(uintptr_t)(0x401000 + i * 64));
+        sites[i] = pw_site_intern(&pw_method_native_thread, PW_KIND_PIN, i % PW_FN_COUNT, (void *)(uintptr_t)(0x401000 + i * 64));
         CHECK(sites[i] != PW_SITE_OVERFLOW && pw_site_get(sites[i])->fn == i % PW_FN_COUNT, "site %u", i);
     }
     test_basic();
