@@ -30,6 +30,16 @@ pw_clock_ms(void)
  * late attach. */
 PW_HIDDEN uint64_t pw_clock_uptime_ms(void);
 
+/* CLOCK_MONOTONIC in milliseconds, read now (not the ticker): for timeouts
+ * off the hot path, in the agent and in the command. */
+static inline int64_t
+pw_clock_monotonic_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* Wall-clock milliseconds since the epoch, for report timestamps. */
 PW_HIDDEN uint64_t pw_clock_epoch_ms(void);
 

@@ -20,6 +20,8 @@
 #include "attach.h"
 #include "util.h"
 
+#include "base/clock.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -264,14 +266,6 @@ pw_target_stage_library(struct pw_target *t, const char *lib, char *out, size_t 
     return true;
 }
 
-static int64_t
-now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The listener's socket, if it is there and is the JVM owner's. */
 static bool
 socket_ready(const struct pw_target *t, const char *path)
@@ -306,9 +300,9 @@ start_listener(const struct pw_target *t, const char *sock, int wait_ms)
         pw_error("cannot signal process %ld: %s", (long)t->pid, strerror(errno));
         goto out;
     }
-    int64_t deadline = now_ms() + wait_ms;
+    int64_t deadline = pw_clock_monotonic_ms() + wait_ms;
     int pause = 10;
-    while (!(ok = socket_ready(t, sock)) && now_ms() < deadline) {
+    while (!(ok = socket_ready(t, sock)) && pw_clock_monotonic_ms() < deadline) {
         struct timespec ts = {0, (long)pause * 1000000L};
         nanosleep(&ts, NULL);
         if (pause < 100)
@@ -338,9 +332,9 @@ static bool
 read_answer(int fd, char *out, size_t len, int timeout_ms)
 {
     size_t n = 0;
-    int64_t deadline = now_ms() + timeout_ms;
+    int64_t deadline = pw_clock_monotonic_ms() + timeout_ms;
     for (;;) {
-        int left = (int)(deadline - now_ms());
+        int left = (int)(deadline - pw_clock_monotonic_ms());
         if (left <= 0) {
             errno = ETIMEDOUT;
             return false;

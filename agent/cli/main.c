@@ -80,7 +80,7 @@ main(int argc, char **argv)
         return PW_EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
-        printf("pinwatch %s\n", PW_CLI_VERSION);
+        printf("pinwatch %s\n", PINWATCH_VERSION);
         return PW_EXIT_OK;
     }
     const struct pw_command *c = find_command(argv[1]);

@@ -9,7 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "base/io.h" /* pw_write_all, shared with the agent (agent/base) */
+#include "base/io.h"          /* pw_write_all, shared with the agent (agent/base) */
+#include "pinwatch/version.h" /* PINWATCH_VERSION: --version, the HTML report */
 
 /* Exit statuses of the commands (the JVM's own status for `run`). */
 enum {

@@ -3,7 +3,7 @@
  * JNINativeInterface_ (the oldest JDK pinwatch supports) and the slots later
  * JDKs appended, each JDK's table being a prefix of this list.  Defined
  * once, in jni_table.c, generated from jni.h; the unit test
- * jni-function-names (tests/check_jni_names.py) checks the order and the
+ * jni-function-names (tests/checks/check_jni_names.py) checks the order and the
  * table sizes there against the jni.h of every JDK the suite runs on.
  * Other layers ask pw_jni_slot_name (jni_table.h). */
 #ifndef PW_JNI_FUNCTION_NAMES_H

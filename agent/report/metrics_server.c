@@ -14,6 +14,7 @@
  * No figure is taken on an application thread: the scrape thread reads the
  * tables as a report does. */
 #include "report/metrics_server.h"
+#include "base/clock.h"
 #include "base/threads.h"
 #include "base/log.h"
 #include "report/metrics_http.h"
@@ -39,21 +40,13 @@
 static struct pw_options options;
 static int listen_fd = -1;
 
-static int64_t
-now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Waits for fd to be ready for events until deadline; false when the time
  * ran out or the connection failed. */
 static bool
 wait_for(int fd, short events, int64_t deadline)
 {
     for (;;) {
-        int64_t left = deadline - now_ms();
+        int64_t left = deadline - pw_clock_monotonic_ms();
         if (left <= 0)
             return false;
         struct pollfd p = {.fd = fd, .events = events};
@@ -107,7 +100,7 @@ respond(int fd, int status, const char *type, const char *body, size_t len)
     int n = snprintf(head, sizeof(head),
                      "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%sConnection: close\r\n\r\n",
                      status, reason_phrase(status), type, len, status == 405 ? "Allow: GET\r\n" : "");
-    int64_t deadline = now_ms() + WRITE_MS;
+    int64_t deadline = pw_clock_monotonic_ms() + WRITE_MS;
     if (send_all(fd, head, (size_t)n, deadline))
         (void)send_all(fd, body, len, deadline);
 }
@@ -125,7 +118,7 @@ serve(int fd)
 {
     char buf[PW_METRICS_REQUEST_MAX];
     size_t len = 0, head = 0;
-    int64_t deadline = now_ms() + REQUEST_MS;
+    int64_t deadline = pw_clock_monotonic_ms() + REQUEST_MS;
     while (head == 0) {
         if (len == sizeof(buf)) {
             respond_error(fd, 431);
@@ -170,7 +163,7 @@ static void
 finish(int fd)
 {
     shutdown(fd, SHUT_WR);
-    int64_t deadline = now_ms() + 200;
+    int64_t deadline = pw_clock_monotonic_ms() + 200;
     char sink[4096];
     size_t drained = 0;
     while (drained < 65536 && wait_for(fd, POLLIN, deadline)) {

@@ -31,7 +31,7 @@ static struct shard shards[SHARDS] = {[0 ... SHARDS - 1] = {.lock = ATOMIC_FLAG_
 static inline uint64_t
 mix(uintptr_t handle)
 {
-    uint64_t h = (uint64_t)(handle >> 3) * 0x9E3779B97F4A7C15ull;
+    uint64_t h = (uint64_t)(handle >> 3) * PW_HASH_GOLDEN;
     return h ^ (h >> 31);
 }
 

@@ -8,7 +8,8 @@
 #ifndef PINWATCH_PINWATCH_H
 #define PINWATCH_PINWATCH_H
 
-#define PINWATCH_VERSION "0.1.0"
+/* PINWATCH_VERSION, generated from the build's project version. */
+#include "pinwatch/version.h"
 
 /* Agent_OnLoad / Agent_OnAttach results.  A JVM launched with a failing
  * -agentpath does not start; jcmd JVMTI.agent_load prints the code. */

@@ -520,7 +520,7 @@ def jdk_homes_from_build(build):
         pass
     homes = [('jdk17', jdk17)]
     if temurin == 'auto':
-        sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'checks'))
         import find_temurin
         found = find_temurin.find()
         if found:

@@ -27,8 +27,8 @@ import threading
 import time
 import traceback
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
-from jvmtest import (SKIP, Context, Session, TestFailure, check_invariants,  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'jvm'))
+from harness import (SKIP, Context, Session, TestFailure, check_invariants,  # noqa: E402
                      exit_dump, expect, expect_row, jcmd_return_code, load_report,
                      modified_utf8_size, read_dumps, row_name, tail)
 
@@ -95,7 +95,7 @@ def main_class(name):
 
 def run_plain(ctx, argv, cwd=None, timeout=120, preexec=None, expect_rc=0):
     """A JVM run with its own cwd (hs_err files land there) or a preexec."""
-    from jvmtest import JvmRun
+    from harness import JvmRun
     try:
         proc = subprocess.run(argv, env=ctx.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, timeout=timeout, universal_newlines=True,
@@ -476,7 +476,7 @@ def case_append_two_jvms(ctx):
     procs = [subprocess.Popen(argv, env=ctx.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE) for _ in range(2)]
     outs = [p.communicate(timeout=120) for p in procs]
-    from jvmtest import JvmRun
+    from harness import JvmRun
     for p, (out, err) in zip(procs, outs):
         ctx.runs.append(JvmRun(argv, p.returncode, out.decode(errors='replace'),
                                err.decode(errors='replace'), report))

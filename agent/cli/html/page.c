@@ -83,7 +83,7 @@ pw_html_page_open(struct pw_buf *b, const char *title, const char *subtitle)
     pw_buf_puts(b,
                 "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                 "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\n"
-                "<meta name=\"generator\" content=\"pinwatch " PW_CLI_VERSION "\">\n<title>pinwatch: ");
+                "<meta name=\"generator\" content=\"pinwatch " PINWATCH_VERSION "\">\n<title>pinwatch: ");
     pw_html_esc(b, title);
     pw_buf_puts(b, "</title>\n<style>\n");
     pw_buf_puts(b, pw_html_style);

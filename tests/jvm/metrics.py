@@ -1,31 +1,28 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""pinwatch metrics test cases (metrics=, format=openmetrics).  One case per
-invocation, with the arguments of cases.py:
+"""JVM cases: metrics for Prometheus (metrics=, format=openmetrics).  Run through
+tests/jvm/cases.py, which holds the list (these are its group `metrics`):
 
-    metrics_cases.py CASE --jdk-name jdk17 --jdk-home DIR --agent libpinwatch.so \
-                     --jar pwfixtures.jar --fixture-lib libpwfixture.so --fixture-src pwfixture.c \
-                     [--rules examples/prometheus/pinwatch-rules.yml]
+    cases.py CASE --jdk-name jdk17 --jdk-home DIR --agent libpinwatch.so \
+             --jar pwfixtures.jar --fixture-lib libpwfixture.so --fixture-src pwfixture.c \
+             [--rules examples/prometheus/pinwatch-rules.yml] [--pinwatch pinwatch]
 
 Exit status: 0 pass, 1 fail, 77 skip.  Figures are compared exactly with the
 JSON report of the same JVM: JcmdMidrun leaks 23 short[199] pins (398 bytes
 each), says READY, and holds them until a line on stdin.
 """
 
-import argparse
 import json
 import os
 import re
 import socket
 import stat
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.parse
 import urllib.request
 
-from jvmtest import (JVM_TIMEOUT, SKIP, Context, Session, TestFailure, expect, find_row, load_report,
+from harness import (SKIP, Case, Session, TestFailure, expect, find_row, load_report,
                      read_dumps, tail)
 
 HOLD = 'pinwatch.fixtures.JcmdMidrun.hold'
@@ -644,48 +641,14 @@ def case_fleet_jvms(ctx):
     expect(re.search(r'<div class="card alert" id="total-live"><b>16</b>', text), 'page: total live card')
 
 
+# The cases of this area: name, meson timeout in seconds, and each runs alone (the
+# slowloris and textfile cases time what they see).
 CASES = {
-    'fleet-jvms': case_fleet_jvms,
-    'metrics-http': case_metrics_http,
-    'metrics-hardening': case_metrics_hardening,
-    'metrics-port-taken': case_metrics_port_taken,
-    'metrics-textfile': case_metrics_textfile,
-    'metrics-ipv6': case_metrics_ipv6,
-    'metrics-prometheus': case_metrics_prometheus,
+    'fleet-jvms': Case(case_fleet_jvms, 150, serial=True),
+    'metrics-http': Case(case_metrics_http, 150, serial=True),
+    'metrics-hardening': Case(case_metrics_hardening, 150, serial=True),
+    'metrics-port-taken': Case(case_metrics_port_taken, 150, serial=True),
+    'metrics-textfile': Case(case_metrics_textfile, 150, serial=True),
+    'metrics-ipv6': Case(case_metrics_ipv6, 150, serial=True),
+    'metrics-prometheus': Case(case_metrics_prometheus, 200, serial=True),
 }
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('case', choices=sorted(CASES))
-    parser.add_argument('--jdk-name', required=True)
-    parser.add_argument('--jdk-home', required=True)
-    parser.add_argument('--agent', required=True)
-    parser.add_argument('--jar', required=True)
-    parser.add_argument('--fixture-lib', required=True)
-    parser.add_argument('--fixture-src', required=True)
-    parser.add_argument('--rules', help='the example alert rules (metrics-prometheus)')
-    parser.add_argument('--pinwatch', help='the pinwatch command (fleet-jvms)')
-    args = parser.parse_args()
-    ctx = Context(args.case, args.jdk_name, args.jdk_home, os.path.abspath(args.agent),
-                  os.path.abspath(args.jar), os.path.abspath(args.fixture_lib),
-                  os.path.abspath(args.fixture_src))
-    ctx.rules = os.path.abspath(args.rules) if args.rules else None
-    ctx.pinwatch = os.path.abspath(args.pinwatch) if args.pinwatch else None
-    try:
-        ctx.require_jdk()
-        CASES[args.case](ctx)
-    except SystemExit:
-        ctx.cleanup()
-        raise
-    except Exception as e:
-        ctx.print_failure(e)
-        return 1
-    ctx.cleanup()
-    print('PASS: %s on %s' % (args.case, args.jdk_name))
-    return 0
-
-
-if __name__ == '__main__':
-    sys.exit(main())

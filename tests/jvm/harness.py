@@ -33,6 +33,16 @@ REASONS = ('exit', 'jcmd', 'threshold', 'interval', 'command')
 APP_REASONS = set()
 
 
+class Case:
+    """One JVM case as an area module lists it (its CASES dict): the function,
+    meson's timeout in seconds (each JVM run also has its own limit), and
+    whether it runs alone (serial: its figures depend on timing, or it keeps
+    many threads busy).  tests/jvm/cases.py --list gives them to meson."""
+
+    def __init__(self, run, timeout, serial=False):
+        self.run, self.timeout, self.serial = run, timeout, serial
+
+
 class TestFailure(Exception):
     """An expectation did not hold; the message says expected vs got."""
 
@@ -725,7 +735,7 @@ def self_test():
 
     assert modified_utf8_size('pw-utf-\u00e9\u00e8\u20ac\u4e2d-end') == 22
     assert modified_utf8_size('a\0') == 4
-    print('PASS: jvmtest self-test')
+    print('PASS: harness self-test')
 
 
 if __name__ == '__main__':

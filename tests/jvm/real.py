@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """pinwatch on published JNI libraries that shipped real pin leaks (suite real).
 
-    real_cases.py CASE --jdk-name jdk17 --jdk-home DIR --agent libpinwatch.so \
-                  --javac JAVAC --src tests/real --cache DIR [--pinwatch CLI]
+    real.py CASE --jdk-name jdk17 --jdk-home DIR --agent libpinwatch.so \
+            --javac JAVAC --src tests/real --cache DIR [--pinwatch CLI]
 
 Each case fetches the library at a leaking and at a fixed version from Maven
 Central with the ordinary Maven client (mvn, into DIR/repo: a cache beside the
@@ -27,7 +27,7 @@ import subprocess
 import sys
 import time
 
-from jvmtest import (SKIP, Context, Session, TestFailure, expect, expect_row,
+from harness import (SKIP, Case, Context, Session, TestFailure, expect, expect_row,
                      load_report, row_name, rows_of, tail)
 
 # The Maven plugin that resolves a runtime classpath; pinned, so a new release
@@ -312,11 +312,14 @@ def case_conscrypt_late_attach(ctx, args):
            last['totals']['unmatched_releases'])
 
 
+# The cases (group `real` of tests/jvm/cases.py --list): name, meson timeout in seconds.
 CASES = {
-    'rocksdb': case_rocksdb,
-    'conscrypt': case_conscrypt,
-    'xgboost': case_xgboost,
-    'conscrypt-late-attach': case_conscrypt_late_attach,
+    'rocksdb': Case(case_rocksdb, 300),
+    'conscrypt': Case(case_conscrypt, 300),
+    'xgboost': Case(case_xgboost, 300),
+    # conscrypt's natives, registered in its JNI_OnLoad, bound before a late
+    # `pinwatch attach`: the calls after it counted exactly.
+    'conscrypt-late-attach': Case(case_conscrypt_late_attach, 300),
 }
 
 
@@ -341,7 +344,7 @@ def main():
     try:
         ctx.require_jdk()
         expect(os.path.exists(ctx.agent), 'agent not built: %s', ctx.agent)
-        CASES[args.case](ctx, args)
+        CASES[args.case].run(ctx, args)
     except Unavailable as e:
         print('SKIP: %s on %s: %s' % (args.case, args.jdk_name, e))
         ctx.cleanup()

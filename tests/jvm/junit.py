@@ -3,9 +3,9 @@
 """The JUnit 5 extension in a real Maven build: examples/junit's `mvn -B test`
 (Maven Central, Surefire's argLine carrying -agentpath) on one JDK.
 
-    junit_cases.py CASE --jdk-name jdk17 --jdk-home DIR --agent libpinwatch.so
-                   --api-jar pinwatch-api.jar --junit-jar pinwatch-junit.jar
-                   --native-dir DIR --project examples/junit --repo BUILD-m2
+    junit.py CASE --jdk-name jdk17 --jdk-home DIR --agent libpinwatch.so
+             --api-jar pinwatch-api.jar --junit-jar pinwatch-junit.jar
+             --native-dir DIR --project examples/junit --repo BUILD-m2 --version 0.1.0
 
 CASE maven: the default run fails exactly the two leaking tests of
 ChecksumTest, with pinwatch's table naming method, function, count, bytes
@@ -29,8 +29,9 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 
+from harness import Case
+
 SKIP = 77
-VERSION = '0.1.0'
 CONCURRENT = ('pinwatch cannot tell which of two tests running at once leaked a pin: ParallelTest.%s() ran '
               'concurrently with another test checked by pinwatch (JUnit parallel execution). Run tests '
               'checked by pinwatch with @Execution(ExecutionMode.SAME_THREAD) or @ResourceLock("pinwatch"), '
@@ -50,7 +51,9 @@ def expect(cond, msg, *args):
 
 
 def mvn(a, env, cwd, *args):
-    cmd = ['mvn', '-B', '-Dmaven.repo.local=' + a.repo] + list(args)
+    # The jars are installed as the build's version (--version, meson.project_version()),
+    # and the example's pom takes them at that version.
+    cmd = ['mvn', '-B', '-Dmaven.repo.local=' + a.repo, '-Dpinwatch.version=' + a.version] + list(args)
     p = subprocess.run(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        universal_newlines=True, timeout=900)
     return p.returncode, p.stdout
@@ -87,11 +90,16 @@ def leak_message(test, pins, nbytes, line):
         % (re.escape(test), pins, nbytes, pins, nbytes, pins, nbytes, line))
 
 
+# The cases (group `junit` of tests/jvm/cases.py --list), each a branch of main():
+# meson's timeout in seconds, and one at a time (they share BUILD_DIR-m2).
+CASES = {case: Case(None, 900, serial=True) for case in ('maven', 'maven-parallel', 'maven-noagent')}
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument('case', choices=['maven', 'maven-parallel', 'maven-noagent'])
+    p.add_argument('case', choices=sorted(CASES))
     for opt in ('--jdk-name', '--jdk-home', '--agent', '--api-jar', '--junit-jar', '--native-dir',
-                '--project', '--repo'):
+                '--project', '--repo', '--version'):
         p.add_argument(opt, required=True)
     a = p.parse_args()
     if not os.access(os.path.join(a.jdk_home, 'bin', 'java'), os.X_OK):
@@ -111,7 +119,7 @@ def main():
         # What README tells a user to do with the two jars.
         for artifact, jar in (('pinwatch-api', a.api_jar), ('pinwatch-junit', a.junit_jar)):
             rc, log = mvn(a, env, project, '-q', 'install:install-file', '-Dfile=' + os.path.abspath(jar),
-                          '-DgroupId=io.pinwatch', '-DartifactId=' + artifact, '-Dversion=' + VERSION,
+                          '-DgroupId=io.pinwatch', '-DartifactId=' + artifact, '-Dversion=' + a.version,
                           '-Dpackaging=jar')
             expect(rc == 0, 'mvn install:install-file %s exited %d', artifact, rc)
         props = ['-Dpinwatch.agent=' + os.path.abspath(a.agent), '-Dnative.dir=' + os.path.abspath(a.native_dir)]

@@ -168,12 +168,20 @@ def main():
     summary = '%d files: %d includes outside their layer\'s uses, %d externs in .c files, %d not in the map' % (
         files, len(includes), len(externs), len(mapped))
     if objdir:
-        nobjects, uses = check_symbols(objdir, symbols)
+        try:
+            nobjects, uses = check_symbols(objdir, symbols)
+        except RuntimeError as e:
+            # A compiler's LTO objects that this nm cannot read (clang's
+            # bitcode): the includes still hold the layers here, and the
+            # gcc build checks the symbols.
+            print('symbols not checked: %s' % e)
+            nobjects = -1
         if nobjects == 0:
             print('no agent objects under %s' % objdir)
             return 1
-        summary += '; %d objects, %d uses across files, %d outside their layer\'s uses' % (
-            nobjects, uses, len(symbols))
+        if nobjects > 0:
+            summary += '; %d objects, %d uses across files, %d outside their layer\'s uses' % (
+                nobjects, uses, len(symbols))
     problems = includes + externs + symbols + mapped
     for p in problems:
         print(p)
