@@ -187,46 +187,54 @@ checked_jni_on(void)
     return false;
 }
 
-static jint
-start(JavaVM *vm, const char *text, bool attached)
+/* The options, read and acted on before anything else.  True for the
+ * first load, which goes on to start the agent, with the log the options
+ * name open (so that with log=none or log=PATH nothing of pinwatch's
+ * reaches stderr after them); false with *status set when the load is
+ * done here: help, a command to the agent already running, bad options. */
+static bool
+read_options(const char *text, struct pw_options *parsed, jint *status)
 {
     char err[256];
-    struct pw_options parsed;
-    if (!pw_options_parse(text, &parsed, err, sizeof(err))) {
+    *status = PINWATCH_BAD_OPTIONS;
+    if (!pw_options_parse(text, parsed, err, sizeof(err))) {
         pw_log_error("%s", err);
-        return PINWATCH_BAD_OPTIONS;
+        return false;
     }
-    if (parsed.help) {
+    if (parsed->help) {
         pw_options_print_help(stderr);
         fflush(stderr);
-        return PINWATCH_HELP_SHOWN;
+        *status = PINWATCH_HELP_SHOWN;
+        return false;
     }
-    if (atomic_exchange(&running, true))
-        return command(&parsed, text);
-    if (parsed.dump) {
+    if (atomic_exchange(&running, true)) {
+        *status = command(parsed, text);
+        return false;
+    }
+    if (parsed->dump) {
         pw_log_error("'dump' is a command for a JVM where pinwatch already runs (load the library again)");
-        atomic_store(&running, false);
-        return PINWATCH_BAD_OPTIONS;
-    }
-    /* Before anything else can print: with log=none or log=PATH, nothing of
-     * pinwatch's reaches stderr after the options were read. */
-    if (!pw_log_open(parsed.log, err, sizeof(err))) {
+    } else if (!pw_log_open(parsed->log, err, sizeof(err))) {
         pw_log_error("%s", err);
-        atomic_store(&running, false);
-        return PINWATCH_BAD_OPTIONS;
-    }
-    if (parsed.suppress[0] != '\0' && !pw_suppress_load(parsed.suppress, err, sizeof(err))) {
+    } else if (parsed->suppress[0] != '\0' && !pw_suppress_load(parsed->suppress, err, sizeof(err))) {
         pw_log_error("%s", err);
-        atomic_store(&running, false);
-        return PINWATCH_BAD_OPTIONS;
+    } else {
+        return true;
     }
-    options = parsed;
+    atomic_store(&running, false);
+    return false;
+}
 
+/* A JVMTI environment with the one capability pinwatch needs (and line
+ * numbers if the JVM gives them) and its event callbacks; NULL, said why,
+ * when the JVM refuses. */
+static jvmtiEnv *
+open_jvmti(JavaVM *vm)
+{
     jvmtiEnv *env = NULL;
     jint rc = (*vm)->GetEnv(vm, (void **)&env, JVMTI_VERSION_1_2);
     if (rc != JNI_OK || env == NULL) {
         pw_log_error("the JVM gave no JVMTI environment (GetEnv returned %d)", (int)rc);
-        goto failed;
+        return NULL;
     }
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof(caps));
@@ -234,7 +242,8 @@ start(JavaVM *vm, const char *text, bool attached)
     jvmtiError e = (*env)->AddCapabilities(env, &caps);
     if (e != JVMTI_ERROR_NONE) {
         pw_log_jvmti_error(env, e, "AddCapabilities(can_generate_native_method_bind_events)");
-        goto failed;
+        (*env)->DisposeEnvironment(env);
+        return NULL;
     }
     /* Line numbers only make Java stacks nicer: go on without them. */
     memset(&caps, 0, sizeof(caps));
@@ -251,16 +260,17 @@ start(JavaVM *vm, const char *text, bool attached)
     e = (*env)->SetEventCallbacks(env, &callbacks, sizeof(callbacks));
     if (e != JVMTI_ERROR_NONE) {
         pw_log_jvmti_error(env, e, "SetEventCallbacks");
-        goto failed;
+        (*env)->DisposeEnvironment(env);
+        return NULL;
     }
-    if (!pw_threads_init(pw_thread_ending))
-        goto failed;
-    pw_native_entry_init();
-    pw_backtrace_init();
-    jvmti = env;
-    java_vm = vm;
-    /* Each module copies the settings it needs, before the JNI table swap
-     * (below when attached, at VMStart otherwise) lets any wrapper run. */
+    return env;
+}
+
+/* Each module copies the settings it needs, before the JNI table swap
+ * (below when attached, at VMStart otherwise) lets any wrapper run. */
+static void
+start_modules(jvmtiEnv *env, bool attached)
+{
     pw_tracker_start(&options, env, attached);
     pw_findings_start(&options);
     pw_refs_start(&options, env);
@@ -268,7 +278,11 @@ start(JavaVM *vm, const char *text, bool attached)
     pw_snapshot_start(&options);
     pw_ref_hooks_start(&options);
     pw_jni_hooks_start(checked_jni_on());
+}
 
+static bool
+enable_events(jvmtiEnv *env, bool attached)
+{
     static const jvmtiEvent events[] = {JVMTI_EVENT_NATIVE_METHOD_BIND,
                                         JVMTI_EVENT_VM_START,
                                         JVMTI_EVENT_VM_INIT,
@@ -279,36 +293,72 @@ start(JavaVM *vm, const char *text, bool attached)
         /* VMStart and VMInit have passed when attaching. */
         if (attached && (events[i] == JVMTI_EVENT_VM_START || events[i] == JVMTI_EVENT_VM_INIT))
             continue;
-        e = (*env)->SetEventNotificationMode(env, JVMTI_ENABLE, events[i], NULL);
+        jvmtiError e = (*env)->SetEventNotificationMode(env, JVMTI_ENABLE, events[i], NULL);
         if (e != JVMTI_ERROR_NONE) {
             pw_log_jvmti_error(env, e, "SetEventNotificationMode");
-            goto failed;
+            return false;
         }
     }
-    if (attached && !pw_jni_hooks_install(env, vm))
-        goto failed;
-    /* Methods bound before we came get no NativeMethodBind: HotSpot posts it
-     * only from Method::set_native_function (src/hotspot/share/oops/
-     * method.cpp), when a method is bound, and GenerateEvents cannot replay
-     * it (jvmti.xml: CompiledMethodLoad and DynamicCodeGenerated only). */
-    if (attached) {
-        JNIEnv *jni = NULL;
-        if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) == JNI_OK) {
-            pw_rebind_loaded(env, jni);
-            bind_loaded_api(env, jni);
-        }
+    return true;
+}
+
+/* After a late attach.  Methods bound before we came get no
+ * NativeMethodBind: HotSpot posts it only from Method::set_native_function
+ * (src/hotspot/share/oops/method.cpp), when a method is bound, and
+ * GenerateEvents cannot replay it (jvmti.xml: CompiledMethodLoad and
+ * DynamicCodeGenerated only). */
+static void
+bind_loaded(JavaVM *vm, jvmtiEnv *env)
+{
+    JNIEnv *jni = NULL;
+    if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) == JNI_OK) {
+        pw_rebind_loaded(env, jni);
+        bind_loaded_api(env, jni);
     }
-    /* Last, when nothing can fail any more: a thread started before a
-     * failure would outlive the agent that gave up.  A clock that did not
-     * start (pin ages then read 0), a report thread or a metrics endpoint
-     * that could not (a port already taken) is no reason to stop a JVM
-     * that is otherwise watched: each says so in its own line. */
+}
+
+/* Last, when nothing can fail any more: a thread started before a failure
+ * would outlive the agent that gave up.  A clock that did not start (pin
+ * ages then read 0), a report thread or a metrics endpoint that could not
+ * (a port already taken) is no reason to stop a JVM that is otherwise
+ * watched: each says so in its own line. */
+static void
+start_threads(JavaVM *vm, bool attached)
+{
     (void)pw_clock_start(attached);
     (void)pw_report_thread_start(&options);
     pw_ref_hooks_install_vm(vm);
     (void)pw_metrics_server_start(&options);
     if (options.exitcode != 0 || options.ref_exitcode != 0)
         atexit(apply_exit_status);
+}
+
+static jint
+start(JavaVM *vm, const char *text, bool attached)
+{
+    struct pw_options parsed;
+    jint status;
+    if (!read_options(text, &parsed, &status))
+        return status;
+    options = parsed;
+    jvmtiEnv *env = open_jvmti(vm);
+    if (env == NULL)
+        goto failed;
+    if (!pw_threads_init(pw_thread_ending))
+        goto failed;
+    pw_native_entry_init();
+    pw_backtrace_init();
+    jvmti = env;
+    java_vm = vm;
+    start_modules(env, attached);
+    if (!enable_events(env, attached))
+        goto failed;
+    if (attached) {
+        if (!pw_jni_hooks_install(env, vm))
+            goto failed;
+        bind_loaded(vm, env);
+    }
+    start_threads(vm, attached);
     return PINWATCH_OK;
 
 failed:
