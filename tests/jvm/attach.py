@@ -276,13 +276,7 @@ def case_late_prebound_cli(ctx):
             # The cross-built command is an arm64 program too.
             argv = ['qemu-aarch64-static', '-L', QEMU_ROOT] + argv
             env['QEMU_CPU'] = 'max,pauth-impdef=on'
-        done = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, timeout=60, universal_newlines=True,
-                              errors='replace')
-        s.run.extra += '$ %s\n(exit status %d)\n%s\n' % (' '.join(argv), done.returncode,
-                                                          done.stdout.rstrip())
-        expect(done.returncode == 0, 'pinwatch attach exited %d:\n%s', done.returncode,
-               tail(done.stdout))
+        s.command(argv, 'pinwatch attach', env)
     _late_prebound(ctx, attach)
 
 

@@ -268,17 +268,21 @@ class Session:
 
     def jcmd(self, *args):
         """Run jcmd against the JVM; returns its output (stdout + stderr)."""
-        argv = [self.ctx.jcmd, str(self.pid)] + list(args)
+        return self.command([self.ctx.jcmd, str(self.pid)] + list(args), 'jcmd %s' % ' '.join(args))
+
+    def command(self, argv, what, env=None):
+        """Run a command aimed at this JVM (jcmd, pinwatch attach), its
+        output kept with the run's; it must exit 0.  Returns its output
+        (stdout + stderr)."""
         try:
-            done = subprocess.run(argv, env=self.ctx.env, stdin=subprocess.DEVNULL,
+            done = subprocess.run(argv, env=env or self.ctx.env, stdin=subprocess.DEVNULL,
                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=60 * TIME_SCALE,
                                   universal_newlines=True, errors='replace')
         except subprocess.TimeoutExpired:
-            raise TestFailure("jcmd did not finish within %d s: %s" % (60 * TIME_SCALE, " ".join(argv)))
+            raise TestFailure("%s did not finish within %d s: %s" % (what, 60 * TIME_SCALE, " ".join(argv)))
         self.run.extra += '$ %s\n(exit status %d)\n%s\n' % (' '.join(argv), done.returncode,
                                                              done.stdout.rstrip())
-        expect(done.returncode == 0, 'jcmd %s exited %d:\n%s', ' '.join(args), done.returncode,
-               tail(done.stdout))
+        expect(done.returncode == 0, '%s exited %d:\n%s', what, done.returncode, tail(done.stdout))
         return done.stdout
 
     def finish(self, timeout=JVM_TIMEOUT):

@@ -27,7 +27,7 @@ import subprocess
 import sys
 import time
 
-from harness import (SKIP, Case, Context, Session, TestFailure, expect, expect_row,
+from harness import (SKIP, Case, Context, Session, expect, expect_row,
                      load_report, row_name, rows_of, tail)
 
 # The Maven plugin that resolves a runtime classpath; pinned, so a new release
@@ -291,13 +291,7 @@ def case_conscrypt_late_attach(ctx, args):
         s.wait_for(r'^READY (\d+)$')
         attach = [ctx.pinwatch, 'attach', str(s.pid), '--agent', ctx.agent, '--format', 'json',
                   '--file', report]
-        done = subprocess.run(attach, env=ctx.env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, timeout=60, universal_newlines=True,
-                              errors='replace')
-        s.run.extra += '$ %s\n(exit status %d)\n%s\n' % (' '.join(attach), done.returncode,
-                                                          done.stdout.rstrip())
-        expect(done.returncode == 0, 'pinwatch attach exited %d:\n%s', done.returncode,
-               tail(done.stdout))
+        s.command(attach, 'pinwatch attach')
         s.send('go')
         s.wait_for(r'^DONE %d ' % CONSCRYPT_CALLS)
         rc = s.finish()
