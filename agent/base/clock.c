@@ -91,7 +91,7 @@ pw_clock_start(bool attached)
 {
     clock_gettime(CLOCK_MONOTONIC, &started);
     process_age_at_start_ms = attached ? process_age_ms() : 0;
-    int rc = pw_thread_spawn("pinwatch-clock", 64 * 1024, tick, NULL);
+    int rc = pw_daemon_spawn("pinwatch-clock", 64 * 1024, tick, NULL);
     if (rc != 0) {
         pw_log_warn("cannot start the clock thread (error %d); pin ages will read 0", rc);
         return false;

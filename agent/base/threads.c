@@ -5,7 +5,7 @@
 #include <signal.h>
 
 int
-pw_thread_spawn(const char *name, size_t stack_size, void *(*fn)(void *arg), void *arg)
+pw_daemon_spawn(const char *name, size_t stack_size, void *(*fn)(void *arg), void *arg)
 {
     pthread_attr_t attr;
     pthread_t thread;

@@ -9,6 +9,6 @@
 /* Starts fn(arg) on a new thread called name; stack_size 0 takes the
  * default.  Returns 0, or the pthread_create error for the caller to
  * report. */
-PW_HIDDEN int pw_thread_spawn(const char *name, size_t stack_size, void *(*fn)(void *arg), void *arg);
+PW_HIDDEN int pw_daemon_spawn(const char *name, size_t stack_size, void *(*fn)(void *arg), void *arg);
 
 #endif

@@ -81,7 +81,7 @@ get_str(struct ctx *c, json_object *obj, const char *key, bool required, const c
 /* counted: the sites of a row, which carry live and live_bytes; a
  * finding's sites (README, "Findings") have a role and frames only. */
 static void
-read_sites(struct ctx *c, json_object *arr, struct pw_site **out, size_t *n, const char *where, bool counted)
+read_sites(struct ctx *c, json_object *arr, struct dump_site **out, size_t *n, const char *where, bool counted)
 {
     size_t len = json_object_array_length(arr);
     *out = pw_xmalloc(len * sizeof(**out));
@@ -89,7 +89,7 @@ read_sites(struct ctx *c, json_object *arr, struct pw_site **out, size_t *n, con
     *n = len;
     for (size_t i = 0; i < len; i++) {
         json_object *s = json_object_array_get_idx(arr, i);
-        struct pw_site *site = &(*out)[i];
+        struct dump_site *site = &(*out)[i];
         if (!json_object_is_type(s, json_type_object)) {
             bad(c, "a site of %s is not an object", where);
             return;
@@ -105,7 +105,7 @@ read_sites(struct ctx *c, json_object *arr, struct pw_site **out, size_t *n, con
         site->nframes = nf;
         for (size_t j = 0; j < nf; j++) {
             json_object *f = json_object_array_get_idx(frames, j);
-            struct pw_frame *fr = &site->frames[j];
+            struct dump_frame *fr = &site->frames[j];
             if (!json_object_is_type(f, json_type_object)) {
                 bad(c, "a frame of %s is not an object", where);
                 return;
@@ -358,7 +358,7 @@ pw_dumps_read(const char *path, struct pw_dumps *out)
 }
 
 static void
-free_sites(struct pw_site *sites, size_t n)
+free_sites(struct dump_site *sites, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         for (size_t j = 0; j < sites[i].nframes; j++) {

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct pw_frame {
+struct dump_frame {
     char *address;
     char *symbol;  /* NULL when unknown */
     char *library; /* NULL when unknown */
@@ -23,9 +23,9 @@ struct pw_jframe {
     int64_t line; /* < 0 when absent */
 };
 
-struct pw_site {
+struct dump_site {
     uint64_t live, live_bytes, acquired, released;
-    struct pw_frame *frames; /* native stack, innermost first */
+    struct dump_frame *frames; /* native stack, innermost first */
     size_t nframes;
     struct pw_jframe *java; /* Java stack, innermost first */
     size_t njava;
@@ -36,14 +36,14 @@ struct pw_row {
     uint64_t acquired, released, live, live_bytes, leaked, held, suppressed, commits, oldest_age_ms;
     uint64_t carried; /* released by a later call after their method returned; 0 in older reports */
     int64_t live_delta;
-    struct pw_site *sites;
+    struct dump_site *sites;
     size_t nsites;
 };
 
 struct pw_finding {
     char *kind, *method, *function;
     uint64_t count;
-    struct pw_site *sites;
+    struct dump_site *sites;
     size_t nsites;
 };
 

@@ -21,7 +21,7 @@ push(struct pw_stack *s, char *name, enum pw_frame_kind kind)
 }
 
 static char *
-native_name(const struct pw_frame *f)
+native_name(const struct dump_frame *f)
 {
     struct pw_buf b = {0};
     if (f->symbol != NULL) {
@@ -44,7 +44,7 @@ native_name(const struct pw_frame *f)
 }
 
 void
-pw_stack_of(const struct pw_row *row, const struct pw_site *site, struct pw_stack *out)
+pw_stack_of(const struct pw_row *row, const struct dump_site *site, struct pw_stack *out)
 {
     memset(out, 0, sizeof(*out));
     for (size_t i = site->njava; i-- > 0;)

@@ -24,7 +24,7 @@ struct pw_stack {
     size_t n;
 };
 
-void pw_stack_of(const struct pw_row *row, const struct pw_site *site, struct pw_stack *out);
+void pw_stack_of(const struct pw_row *row, const struct dump_site *site, struct pw_stack *out);
 void pw_stack_free(struct pw_stack *s);
 
 #endif

@@ -250,7 +250,7 @@ pw_metrics_server_start(const struct pw_options *opts)
     }
     listen_fd = fd;
 
-    int rc = pw_thread_spawn("pinwatch-http", 0, server_thread, NULL);
+    int rc = pw_daemon_spawn("pinwatch-http", 0, server_thread, NULL);
     if (rc != 0) {
         pw_log_error("cannot serve metrics on %s: no thread (error %d); no metrics endpoint", where, rc);
         close(fd);

@@ -107,7 +107,7 @@ bool
 pw_report_thread_start(const struct pw_options *o)
 {
     options = *o;
-    int rc = pw_thread_spawn("pinwatch", 0, report_thread, NULL);
+    int rc = pw_daemon_spawn("pinwatch", 0, report_thread, NULL);
     if (rc != 0) {
         pw_log_error(
             "cannot start the report thread (error %d): no threshold or interval reports, no UNRELEASED lines",

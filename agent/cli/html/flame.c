@@ -126,7 +126,7 @@ flame(struct pw_buf *b, const struct pw_dump *last)
     struct node root = {.name = pw_xstrdup("all live bytes"), .kind = PW_KIND_ROOT};
     for (size_t i = 0; i < last->nrows; i++)
         for (size_t j = 0; j < last->rows[i].nsites; j++) {
-            const struct pw_site *site = &last->rows[i].sites[j];
+            const struct dump_site *site = &last->rows[i].sites[j];
             if (site->live_bytes == 0)
                 continue;
             struct pw_stack s;

@@ -81,15 +81,15 @@ duration_cell(struct pw_buf *b, uint64_t ms)
 
 /* The site holding most live pins, by its innermost frame. */
 static void
-site_cell(struct pw_buf *b, const struct pw_site *sites, size_t nsites)
+site_cell(struct pw_buf *b, const struct dump_site *sites, size_t nsites)
 {
-    const struct pw_site *best = NULL;
+    const struct dump_site *best = NULL;
     for (size_t i = 0; i < nsites; i++)
         if (best == NULL || sites[i].live > best->live)
             best = &sites[i];
     pw_buf_puts(b, "<td class=\"site\">");
     if (best != NULL && best->nframes > 0) {
-        const struct pw_frame *f = &best->frames[0];
+        const struct dump_frame *f = &best->frames[0];
         if (f->file != NULL) {
             const char *base = strrchr(f->file, '/');
             pw_html_esc(b, base != NULL ? base + 1 : f->file);
