@@ -14,7 +14,9 @@ Four checks, each naming every offence; exit 1 if any:
             one it may use; this sees what includes cannot (assembler calls,
             a prototype written by hand);
   map       agent/README.md names every source of every layer and of the
-            command, so the map of who owns what cannot go stale silently.
+            command, so the map of who owns what cannot go stale silently;
+            and agent/meson.build links each layer's library to exactly the
+            layers USES allows (agent_layer_uses, closed transitively).
 
 Includes name their layer ("state/pin_table.h"), so the check is a lookup:
 the first path element of every quoted #include must be the file's own layer
@@ -150,6 +152,34 @@ def check_map(agent, problems):
                 problems.append('%s is not in agent/README.md: say what it owns' % rel)
 
 
+def check_build_map(agent, problems):
+    """agent/meson.build links each layer's library against the layers it
+    uses directly (agent_layer_uses); what that reaches must be USES."""
+    with open(os.path.join(agent, 'meson.build'), encoding='utf-8') as f:
+        text = f.read()
+    m = re.search(r'agent_layer_uses\s*=\s*\{(.*?)\n\}', text, re.S)
+    if m is None:
+        problems.append('agent/meson.build: no agent_layer_uses map')
+        return
+    direct = {k: re.findall(r"'(\w+)'", v) for k, v in re.findall(r"'(\w+)'\s*:\s*\[([^\]]*)\]", m.group(1))}
+
+    def reach(layer):
+        seen, todo = set(), list(direct.get(layer, []))
+        while todo:
+            below = todo.pop()
+            if below not in seen:
+                seen.add(below)
+                todo += direct.get(below, [])
+        return seen
+
+    for layer in LAYERS:
+        if layer not in direct:
+            problems.append('agent/meson.build: agent_layer_uses has no %s' % layer)
+        elif reach(layer) != set(USES[layer]):
+            problems.append('agent/meson.build: %s links %s, but may use %s (USES here)'
+                            % (layer, sorted(reach(layer)), sorted(USES[layer])))
+
+
 def main():
     agent = sys.argv[1]
     objdir = sys.argv[2] if len(sys.argv) > 2 else None
@@ -165,7 +195,8 @@ def main():
         print('no sources found under %s' % agent)
         return 1
     check_map(agent, mapped)
-    summary = '%d files: %d includes outside their layer\'s uses, %d externs in .c files, %d not in the map' % (
+    check_build_map(agent, mapped)
+    summary = '%d files: %d includes outside their layer\'s uses, %d externs in .c files, %d map problems' % (
         files, len(includes), len(externs), len(mapped))
     if objdir:
         try:
