@@ -33,7 +33,6 @@ mirror the fixtures in tests/fixtures/pinwatch/fixtures/*.java; each count and a
 distinct so a pin charged to the wrong row cannot pass.
 """
 
-import argparse
 import os
 import sys
 
@@ -46,7 +45,7 @@ import options
 import pins
 import real
 import refs
-from harness import Context, expect
+from harness import Context, case_parser, expect
 
 # group: the areas in it.  The order is meson's order of registration.
 GROUPS = {
@@ -79,12 +78,7 @@ def main():
         for group, name, case in listed():
             print(group, name, case.timeout, 'serial' if case.serial else 'parallel')
         return 0
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('case', choices=sorted(CASES))
-    parser.add_argument('--jdk-name', required=True)
-    parser.add_argument('--jdk-home', required=True)
-    parser.add_argument('--agent', required=True)
+    parser = case_parser(__doc__, CASES)
     parser.add_argument('--jar', required=True)
     parser.add_argument('--fixture-lib', required=True)
     parser.add_argument('--fixture-src', required=True)

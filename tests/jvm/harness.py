@@ -6,6 +6,7 @@ Standard library only.  A failed expectation raises TestFailure; the runner
 (cases.py) prints it together with the JVM's command line and output.
 """
 
+import argparse
 import json
 import os
 import re
@@ -41,6 +42,17 @@ class Case:
 
     def __init__(self, run, timeout, serial=False):
         self.run, self.timeout, self.serial = run, timeout, serial
+
+
+def case_parser(description, cases):
+    """The arguments every case runner (cases.py, real.py) takes: the case,
+    and the JDK and agent it runs with; each runner adds its own."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument('case', choices=sorted(cases))
+    parser.add_argument('--jdk-name', required=True)
+    parser.add_argument('--jdk-home', required=True)
+    parser.add_argument('--agent', required=True)
+    return parser
 
 
 class TestFailure(Exception):

@@ -20,14 +20,13 @@ cannot be had (no mvn, no network): one line saying which.
 PINWATCH_REAL_CACHE, when set, replaces --cache.
 """
 
-import argparse
 import fcntl
 import os
 import subprocess
 import sys
 import time
 
-from harness import (SKIP, Case, Context, Session, expect, expect_row,
+from harness import (SKIP, Case, Context, Session, case_parser, expect, expect_row,
                      load_report, row_name, rows_of, tail)
 
 # The Maven plugin that resolves a runtime classpath; pinned, so a new release
@@ -318,12 +317,7 @@ CASES = {
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument('case', choices=sorted(CASES))
-    parser.add_argument('--jdk-name', required=True)
-    parser.add_argument('--jdk-home', required=True)
-    parser.add_argument('--agent', required=True)
+    parser = case_parser(__doc__, CASES)
     parser.add_argument('--javac', required=True, help='javac of JDK 17 or later')
     parser.add_argument('--src', required=True, help='tests/real: the Java drivers')
     parser.add_argument('--cache', required=True, help='Maven cache, beside the build directory')
