@@ -54,7 +54,7 @@ def exchange(port, data, timeout=10.0, pace=None):
     the server closes.  Returns (reply bytes, seconds until closed)."""
     start = time.monotonic()
     with socket.create_connection(('127.0.0.1', port), timeout=timeout) as s:
-        reply = b''
+        got = bytearray()
         try:
             if pace is None:
                 s.sendall(data)
@@ -65,16 +65,23 @@ def exchange(port, data, timeout=10.0, pace=None):
         except (BrokenPipeError, ConnectionResetError):
             pass                    # cut off while sending: read what it said
         try:
-            while True:
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                reply += chunk
+            read_to_close(s, got)
         except ConnectionResetError:
             pass
         except socket.timeout:
             raise TestFailure('the endpoint kept the connection open for %.0f s' % timeout)
-    return reply, time.monotonic() - start
+    return bytes(got), time.monotonic() - start
+
+
+def read_to_close(sock, into=None):
+    """What the endpoint sends until it closes the connection, appended to
+    into (which keeps what came before an error) and returned as bytes."""
+    into = bytearray() if into is None else into
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            return bytes(into)
+        into += chunk
 
 
 def parse_reply(reply):
@@ -374,12 +381,7 @@ def case_metrics_hardening(ctx):
         socks = [socket.create_connection(('127.0.0.1', port), timeout=20) for _ in range(3)]
         t0 = time.monotonic()
         for s in socks:
-            data = b''
-            while True:
-                chunk = s.recv(4096)
-                if not chunk:
-                    break
-                data += chunk
+            data = read_to_close(s)
             s.close()
             expect(data.startswith(b'HTTP/1.1 408 '), 'silent client: %r', data[:40])
         took = time.monotonic() - t0
@@ -443,12 +445,7 @@ def case_metrics_ipv6(ctx):
         session.wait_for(r'^READY \d+$')
         with socket.create_connection(('::1', port), timeout=10) as c:
             c.sendall(b'GET /metrics HTTP/1.1\r\n\r\n')
-            reply = b''
-            while True:
-                chunk = c.recv(65536)
-                if not chunk:
-                    break
-                reply += chunk
+            reply = read_to_close(c)
         status, _, body = parse_reply(reply)
         samples, _ = parse_exposition(body.decode('utf-8'), openmetrics=False)
         expect(status == 200 and row_value(samples, 'pinwatch_live_pins', HOLD, HOLD_SIG, HOLD_FN) == HOLD_PINS,
