@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "state/local_table.h"
+#include "base/cpu.h"
 
 #include <stdlib.h>
 
@@ -11,7 +12,7 @@ static void
 lock(struct pw_local_table *tab)
 {
     while (atomic_flag_test_and_set_explicit(&tab->lock, memory_order_acquire))
-        ;
+        pw_cpu_relax();
 }
 
 static void

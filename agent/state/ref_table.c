@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "state/ref_table.h"
+#include "base/cpu.h"
 
 #include <sched.h>
 #include <stdatomic.h>
@@ -51,11 +52,7 @@ lock(struct shard *s)
             sched_yield();
             spins = 0;
         } else {
-#if defined(__x86_64__) || defined(__i386__)
-            __builtin_ia32_pause();
-#elif defined(__aarch64__)
-            __asm__ volatile("yield");
-#endif
+            pw_cpu_relax();
         }
     }
 }
