@@ -18,6 +18,7 @@
 #include "intercept/ref_hooks.h"
 #include "state/methods.h"
 #include "tracking/requests.h"
+#include "tracking/tracker.h"
 #include "state/thread_state.h"
 
 #include <stdio.h>
@@ -138,14 +139,20 @@ main(int argc, char **argv)
 
     JNIEnv table = &jvm_functions;
     if (!bare) {
-        /* The default threshold= and refs=, as the agent starts them; no
-         * stacks (the tracker is not started: stack=0). */
+        /* The defaults, as the agent starts them: threshold=, refs= and
+         * stack= (a stack when the site is first seen, the sampling
+         * countdown on every Get).  Only javastack= is left out: the
+         * stand-in JVMTI cannot answer it, and it is asked once per site,
+         * never on the pair. */
         struct pw_options defaults;
         pw_options_defaults(&defaults);
+        defaults.javastack = 0;
+        pw_tracker_start(&defaults, jvmti, false);
         pw_requests_start(&defaults);
         pw_ref_hooks_start(&defaults);
         struct pw_thread *t;
-        if (!pw_threads_init(thread_ending) || !pw_jni_hooks_install(jvmti, &vm_table) || (t = pw_thread_self()) == NULL) {
+        if (!pw_threads_init(thread_ending) || !pw_jni_hooks_install(jvmti, &vm_table) ||
+            (t = pw_thread_self()) == NULL) {
             fprintf(stderr, "pair_instructions: the hooks could not be set up\n");
             return 1;
         }
