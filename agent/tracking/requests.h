@@ -43,15 +43,20 @@ PW_HIDDEN void pw_crossing_start(struct pw_crossing *c, uint64_t threshold);
  * the count onto or past the mark. */
 PW_HIDDEN bool pw_crossing_publish(struct pw_crossing *c, int32_t *pending);
 
-/* delta: +1 for one more live, -1 for one fewer. */
+/* A pending count reached a step: published when the crossing is on,
+ * dropped when it is off. */
+PW_HIDDEN void pw_crossing_step(struct pw_crossing *c, int32_t *pending);
+
+/* delta: +1 for one more live, -1 for one fewer (a constant at every call,
+ * so that the compiler keeps one side of the test).  Whether the crossing
+ * is on is asked only at a step, once in PW_PUBLISH_STEP counts: every
+ * count then costs one add and one compare, on or off. */
 static inline void
 pw_crossing_count(struct pw_crossing *c, int32_t *pending, int delta)
 {
-    if (!c->on)
-        return;
     *pending += delta;
-    if (PW_UNLIKELY(*pending >= PW_PUBLISH_STEP || *pending <= -PW_PUBLISH_STEP))
-        pw_crossing_publish(c, pending);
+    if (PW_UNLIKELY(delta > 0 ? *pending >= PW_PUBLISH_STEP : *pending <= -PW_PUBLISH_STEP))
+        pw_crossing_step(c, pending);
 }
 
 /* threshold= (live pins that ask for the first report, 0: never) and,
