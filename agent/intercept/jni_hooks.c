@@ -44,6 +44,8 @@ pw_jni_hooks_start(bool checked)
 static __attribute__((noinline)) uint64_t
 array_bytes_asked(JNIEnv *env, struct pw_thread *t, jarray array, unsigned elem_size, uint32_t serial)
 {
+    if (array == NULL)
+        return 0;
     jsize len = pw_jni.GetArrayLength(env, array);
     if (len < 0)
         len = 0;
@@ -75,8 +77,10 @@ static const unsigned elements_size[] = {
     [PW_FN_FLOAT_ELEMENTS] = sizeof(jfloat),     [PW_FN_DOUBLE_ELEMENTS] = sizeof(jdouble),
 };
 
-static inline __attribute__((always_inline)) void
-acquired_elements(JNIEnv *env, enum pw_function fn, uint32_t slot, void *ret, const void *p, jarray array)
+/* Any elements Get but the common one: on a thread without state yet,
+ * inside a critical region, or outside any native method. */
+static __attribute__((noinline)) void
+acquired_elements_other(JNIEnv *env, enum pw_function fn, uint32_t slot, void *ret, const void *p, jarray array)
 {
     /* A Get of the elements or string families made inside a critical
      * region is itself a JNI call the specification forbids there. */
@@ -84,6 +88,30 @@ acquired_elements(JNIEnv *env, enum pw_function fn, uint32_t slot, void *ret, co
     if (PW_UNLIKELY(t == NULL))
         return;
     pw_track_get(env, t, fn, ret, p, array_bytes(env, t, array, elements_size[fn]), array);
+}
+
+/* The common Get, inlined into each hook: a thread inside a native method
+ * and outside any critical region (so no finding to make), whose array is
+ * the one whose length it remembers.  The frame is found once, for the
+ * length cache and the tracker both. */
+static inline __attribute__((always_inline)) void
+acquired_elements(JNIEnv *env, enum pw_function fn, uint32_t slot, void *ret, const void *p, jarray array)
+{
+    struct pw_thread *t = pw_tls_self;
+    if (PW_UNLIKELY(t == NULL || t->critical != 0 || t->depth == 0)) {
+        acquired_elements_other(env, fn, slot, ret, p, array);
+        return;
+    }
+    struct pw_frame *f = &t->frames[t->depth - 1];
+    /* The length cache's serial is 0 only before its first answer, when its
+     * array is NULL: no Get's array (never NULL here: the JVM handed out
+     * elements) matches it, so f->serial need not be tested against 0. */
+    uint64_t size;
+    if (PW_LIKELY(t->length_cache.serial == f->serial && t->length_cache.array == array))
+        size = (uint64_t)t->length_cache.length * elements_size[fn];
+    else
+        size = array_bytes_asked(env, t, array, elements_size[fn], f->serial);
+    pw_track_get_in(env, t, f, fn, ret, p, size, array);
 }
 
 /* The JVM's release for a family.  A pin released through the wrong family
@@ -240,7 +268,11 @@ released_slow(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *
 static __attribute__((noinline)) void
 released_other(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
 {
-    struct pw_thread *t = pw_tls_self;
+    struct pw_thread *t = pw_thread_self();
+    if (PW_UNLIKELY(t == NULL)) {
+        release_as(env, NULL, fn, obj, p, mode);
+        return;
+    }
     struct pw_release r = pw_track_release(t, fn, p, mode, call);
     if (PW_LIKELY(r.action == PW_RELEASE_PASS && (!r.found || r.ref == obj || !r.same_call)))
         release_as(env, t, fn, obj, p, mode);
@@ -251,12 +283,8 @@ released_other(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *
 static inline __attribute__((always_inline)) void
 released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
 {
-    struct pw_thread *t = pw_thread_self();
-    if (PW_UNLIKELY(t == NULL)) {
-        release_as(env, NULL, fn, obj, p, mode);
-        return;
-    }
-    if (PW_LIKELY(pw_track_release_own(t, fn, p, mode, obj, call)))
+    struct pw_thread *t = pw_tls_self;
+    if (PW_LIKELY(t != NULL) && PW_LIKELY(pw_track_release_own(t, fn, p, mode, obj, call)))
         release_as(env, t, fn, obj, p, mode);
     else
         released_other(env, fn, obj, p, mode, call);

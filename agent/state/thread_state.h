@@ -29,7 +29,7 @@ struct pw_frame {
     uint64_t locals;
 };
 
-#define PW_SITE_CACHE_BITS 6
+#define PW_SITE_CACHE_BITS 7
 #define PW_SITE_CACHE (1 << PW_SITE_CACHE_BITS)
 
 /* Recently released pins, newest last (struct pw_recent_release): what
@@ -53,15 +53,18 @@ struct pw_local_frame {
 };
 
 /* What a thread remembers of a site it met: keyed by (method, key, ret)
- * where key is PW_SITE_KEY(kind, fn). */
+ * where key is PW_SITE_KEY(kind, fn).  32 bytes, so that an entry's offset
+ * is a shift and a mask of ret (pw_site_cache_slot). */
 struct pw_site_cache_entry {
-    void *ret;
+    void *ret; /* NULL: holds nothing (empty, or a site that must not be cached) */
     const struct pw_method *method;
+    struct pw_counts *counts; /* this thread's counters for the site, never NULL */
     uint32_t key;
-    uint32_t site;
-    struct pw_counts *counts; /* this thread's counters for the site, or NULL */
-    bool suppressed;          /* the site's, which never changes */
+    uint16_t site;   /* site ids fit: PW_MAX_SITES is 65536 */
+    bool suppressed; /* the site's, which never changes */
 };
+_Static_assert(sizeof(struct pw_site_cache_entry) == 32, "a cache entry is 32 bytes");
+_Static_assert(PW_MAX_SITES <= 65536, "site ids fit the cache entry's 16 bits");
 
 /* Each part below the assembler's prefix has one owner, named beside it:
  * only that file gives its fields meaning (a report reads some of them). */
@@ -163,21 +166,27 @@ pw_thread_top(struct pw_thread *t)
     return d == 0 ? NULL : &t->frames[d - 1];
 }
 
-/* The cache entry of this thread where the site of (m, key, ret) is kept:
- * the one probe of the site cache, used by tracking/tracker.c and by the
- * inlined fast path of tracking/refs.h.  key is PW_SITE_KEY(kind, fn). */
+/* The cache entry of this thread where the site of a call returning to ret
+ * is kept: the one probe of the site cache, used by tracking/tracker.c and
+ * by the inlined fast path of tracking/refs.h.  Direct-mapped by bits 2 to
+ * 8 of the return address alone, which is a shift and a mask (the entry is
+ * 32 bytes): no two call instructions share a return address, the JNI
+ * calls of one function lie a few bytes to a few hundred apart, and the
+ * method and function are compared on a hit (pw_site_cache_holds), so they
+ * need not be hashed in.  A site shared by many methods (a helper) takes
+ * one entry and misses when the method changes. */
 static inline struct pw_site_cache_entry *
-pw_site_cache_slot(struct pw_thread *t, const struct pw_method *m, uint32_t key, const void *ret)
+pw_site_cache_slot(struct pw_thread *t, const void *ret)
 {
-    uintptr_t h = ((uintptr_t)ret ^ ((uintptr_t)m >> 4) ^ key) * PW_HASH_GOLDEN;
-    return &t->sites.cache[PW_HASH_TOP(h, PW_SITE_CACHE_BITS)];
+    uintptr_t offset = ((uintptr_t)ret << 3) & ((uintptr_t)(PW_SITE_CACHE - 1) << 5);
+    return (struct pw_site_cache_entry *)((char *)t->sites.cache + offset);
 }
 
 /* Whether entry e holds the site of (m, key, ret). */
 static inline bool
 pw_site_cache_holds(const struct pw_site_cache_entry *e, const struct pw_method *m, uint32_t key, const void *ret)
 {
-    return e->ret == ret && e->method == m && e->key == key && e->site != 0;
+    return e->ret == ret && e->method == m && e->key == key;
 }
 
 /* on_end runs first on a thread that ends, before its books are retired

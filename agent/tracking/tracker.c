@@ -149,21 +149,23 @@ sample(struct pw_thread *t, enum pw_kind kind, uint32_t id, void *ret, bool boun
 
 /* A call whose site this thread's cache does not hold.  The entry keeps
  * what the record needs of the site: its suppression and this thread's
- * counters for it (NULL while they could not be allocated, so that every
- * count meanwhile goes on to pw_counts_of and is tallied as lost). */
+ * counters for it.  The overflow site, and a site whose counters could not
+ * be allocated (they go to the shared sink and are tallied as lost), are
+ * filled in but not kept (ret NULL): every call there misses again, so the
+ * hit path needs no test for either. */
 static __attribute__((noinline)) const struct pw_site_cache_entry *
 site_missed(JNIEnv *env, struct pw_thread *t, struct pw_site_cache_entry *e, const struct pw_method *m,
             enum pw_kind kind, uint32_t fn, void *ret, bool bounded)
 {
     uint32_t site = pw_site_intern(m, kind, fn, ret);
-    pw_counts_of(&t->sites.counts, site);
-    struct pw_counts *chunk = t->sites.counts.chunks[site / PW_COUNT_CHUNK];
+    struct pw_counts *counts = pw_counts_of(&t->sites.counts, site);
+    bool keep = site != PW_SITE_OVERFLOW && t->sites.counts.chunks[site / PW_COUNT_CHUNK] != NULL;
     *e = (struct pw_site_cache_entry){
-        .ret = ret,
+        .ret = keep ? ret : NULL,
         .method = m,
+        .counts = counts,
         .key = PW_SITE_KEY(kind, fn),
-        .site = site,
-        .counts = chunk != NULL ? &chunk[site % PW_COUNT_CHUNK] : NULL,
+        .site = (uint16_t)site,
         .suppressed = pw_site_get(site)->suppressed,
     };
     first_sight(env, t, site, ret, bounded);
@@ -183,7 +185,7 @@ site_of(JNIEnv *env, struct pw_thread *t, struct pw_frame **fp, enum pw_kind kin
         f = *fp = pw_thread_top(t);
     }
     uint32_t key = PW_SITE_KEY(kind, fn);
-    struct pw_site_cache_entry *e = pw_site_cache_slot(t, m, key, ret);
+    struct pw_site_cache_entry *e = pw_site_cache_slot(t, ret);
     /* Native frames can be walked safely up to the method's entry (a
      * thunked method) or to the thread's start (a native thread). */
     bool bounded = f != NULL || m == &pw_method_native_thread;
@@ -202,7 +204,7 @@ pw_track_site(JNIEnv *env, struct pw_thread *t, enum pw_kind kind, uint32_t fn, 
     return site_of(env, t, &f, kind, fn, ret)->site;
 }
 
-/* counts: this thread's counters for the site, or NULL to look them up. */
+/* counts: this thread's counters for the site (never NULL). */
 static inline __attribute__((always_inline)) void
 acquire(struct pw_thread *t, struct pw_frame *f, uint32_t site, struct pw_counts *counts, bool suppressed,
         uint32_t fn, const void *ptr, uint64_t size, jobject ref)
@@ -211,15 +213,14 @@ acquire(struct pw_thread *t, struct pw_frame *f, uint32_t site, struct pw_counts
         return; /* no JVM hands out such an address; the tables could not hold it */
     struct pw_pin_info info = {
         .size = size,
+        .ref = ref,
+        .counts = counts,
         .site = site,
         .serial = f != NULL ? f->serial : 0,
         .t_ms = (uint32_t)pw_clock_ms(),
-        .ref = ref,
         .fn = (uint8_t)fn,
         .suppressed = suppressed,
     };
-    if (PW_UNLIKELY(counts == NULL))
-        counts = pw_counts_of(&t->sites.counts, site);
     pw_count_add(&counts->acquired, 1);
     if (PW_UNLIKELY(!pw_pin_table_insert(&t->pins.table, (uintptr_t)ptr, &info))) {
         pw_count_add(&t->sites.counts.lost, 1);
@@ -234,10 +235,11 @@ acquire(struct pw_thread *t, struct pw_frame *f, uint32_t site, struct pw_counts
 void
 pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size, jobject ref)
 {
-    acquire(t, pw_thread_top(t), site, NULL, pw_site_get(site)->suppressed, fn, ptr, size, ref);
+    acquire(t, pw_thread_top(t), site, pw_counts_of(&t->sites.counts, site), pw_site_get(site)->suppressed, fn,
+            ptr, size, ref);
 }
 
-__attribute__((always_inline)) inline void
+__attribute__((noinline)) void
 pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const void *ptr, uint64_t size,
              jobject ref)
 {
@@ -248,15 +250,35 @@ pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const voi
     acquire(t, f, e->site, e->counts, e->suppressed, fn, ptr, size, ref);
 }
 
+__attribute__((always_inline)) inline void
+pw_track_get_in(JNIEnv *env, struct pw_thread *t, struct pw_frame *f, uint32_t fn, void *ret, const void *ptr,
+                uint64_t size, jobject ref)
+{
+    /* A frame pushed lazily after a late attach may not be the innermost
+     * invocation any more (not_innermost): pw_track_get asks. */
+    if (PW_UNLIKELY(attached_late) && f->method->orig == NULL) {
+        pw_track_get(env, t, fn, ret, ptr, size, ref);
+        return;
+    }
+    const struct pw_method *m = f->method;
+    const struct pw_site_cache_entry *e = pw_site_cache_slot(t, ret);
+    if (PW_UNLIKELY(!pw_site_cache_holds(e, m, PW_SITE_KEY(PW_KIND_PIN, fn), ret)))
+        e = site_missed(env, t, pw_site_cache_slot(t, ret), m, PW_KIND_PIN, fn, ret, true);
+    else if (PW_UNLIKELY(--t->sites.sample_countdown[PW_KIND_PIN] == 0))
+        sample(t, PW_KIND_PIN, e->site, ret, true);
+    acquire(t, f, e->site, e->counts, e->suppressed, fn, ptr, size, ref);
+}
+
 /* fn is the pin's function (info->fn): a caller that knows it already
  * lets the compiler drop the critical branch.  The fields are read first:
  * the counters' stores would make the compiler read them again. */
 static inline __attribute__((always_inline)) void
-counted_release(struct pw_thread *t, const struct pw_pin_info *info, uint32_t fn, void *call)
+counted_release(struct pw_thread *t, struct pw_counts *counts, const struct pw_pin_info *info, uint32_t fn,
+                void *call)
 {
     uint32_t site = info->site, t_ms = info->t_ms;
     bool suppressed = info->suppressed;
-    pw_count_add(&pw_counts_of(&t->sites.counts, site)->released, 1);
+    pw_count_add(&counts->released, 1);
     if (PW_LIKELY(!suppressed))
         pw_requests_count(t, -1);
     if (PW_UNLIKELY(pw_fn_is_critical(fn))) {
@@ -421,17 +443,21 @@ pw_track_release_own(struct pw_thread *t, uint32_t fn, const void *ptr, jint mod
     uintptr_t key = (uintptr_t)ptr;
     if (PW_UNLIKELY(!PW_KEY_IS_PIN(key) || mode == JNI_COMMIT))
         return false;
-    struct pw_pin_slot *slot = pw_pin_table_slot(&t->pins.table, key);
     struct pw_frame *top = pw_thread_top(t);
-    if (PW_UNLIKELY(slot == NULL || top == NULL || slot->info.serial != top->serial || slot->info.fn != fn ||
+    if (PW_UNLIKELY(top == NULL))
+        return false;
+    struct pw_pin_slot *slot = pw_pin_table_slot(&t->pins.table, key);
+    if (PW_UNLIKELY(slot == NULL || slot->info.serial != top->serial || slot->info.fn != fn ||
                     slot->info.ref != obj))
         return false;
     note_release(t, key, slot->info.site);
     if (PW_UNLIKELY(!pw_pin_table_take_slot(slot, key)))
         return false; /* another thread released it meanwhile: pw_track_release says so */
-    counted_release(t, &slot->info, fn, call);
-    if (top->live > 0)
-        top->live--;
+    /* The owner's own record: its counters' pointer is this thread's. */
+    counted_release(t, slot->info.counts, &slot->info, fn, call);
+    /* The pin was counted into this invocation's live when taken and is
+     * taken out of the table once: live is at least 1 here. */
+    top->live--;
     return true;
 }
 
@@ -459,7 +485,7 @@ pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, v
         found(&r, &slot->info);
         struct pw_frame *top = pw_thread_top(t);
         r.same_call = top != NULL && slot->info.serial == top->serial;
-        counted_release(t, &slot->info, slot->info.fn, call);
+        counted_release(t, slot->info.counts, &slot->info, slot->info.fn, call);
         if (r.same_call) {
             if (top->live > 0)
                 top->live--;
@@ -468,7 +494,7 @@ pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, v
         }
     } else if (remove_elsewhere(t, key, &info, &returned)) {
         found(&r, &info);
-        counted_release(t, &info, info.fn, call);
+        counted_release(t, pw_counts_of(&t->sites.counts, info.site), &info, info.fn, call);
         /* Its method had returned (or its thread ended) holding it: carried
          * across calls, legal, and no leak after all. */
         if (returned)

@@ -26,6 +26,13 @@ PW_HIDDEN void pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn,
 PW_HIDDEN void pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const void *ptr,
                             uint64_t size, jobject ref);
 
+/* The same, inlined into the elements hooks for their common case: f is
+ * the thread's top frame (pw_thread_top, not NULL) and t holds no critical
+ * region.  A site-cache miss, a stack sample and a lazily pushed frame
+ * after a late attach are calls of their own. */
+PW_HIDDEN void pw_track_get_in(JNIEnv *env, struct pw_thread *t, struct pw_frame *f, uint32_t fn, void *ret,
+                               const void *ptr, uint64_t size, jobject ref);
+
 enum pw_release_action {
     PW_RELEASE_PASS,     /* give it to the JVM as the application made it */
     PW_RELEASE_REDIRECT, /* wrong family: release through the pin's own */
