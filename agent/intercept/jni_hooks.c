@@ -295,7 +295,7 @@ released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
     { \
         void *ret = PW_RETURN_ADDRESS(); \
         jtype *p = pw_jni.Get##Type##ArrayElements(env, array, is_copy); \
-        if (p != NULL) \
+        if (PW_LIKELY(PW_KEY_IS_PIN((uintptr_t)p))) /* not NULL, nor a table's marker */ \
             acquired_elements(env, FN, PW_JNI_SLOT(Get##Type##ArrayElements), ret, p, array); \
         return p; \
     } \

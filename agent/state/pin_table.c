@@ -7,6 +7,8 @@
 
 #define INITIAL_BITS 4
 
+struct pw_pin_slot pw_pin_no_slot; /* key PW_KEY_EMPTY, never written */
+
 static inline uint32_t
 slot_of(const struct pw_pin_table *tab, uintptr_t key)
 {
@@ -51,6 +53,7 @@ bool
 pw_pin_table_init(struct pw_pin_table *tab)
 {
     atomic_flag_clear(&tab->lock);
+    tab->last = &pw_pin_no_slot;
     tab->slots = alloc_slots(INITIAL_BITS);
     if (tab->slots == NULL)
         return false;
@@ -65,6 +68,7 @@ pw_pin_table_free(struct pw_pin_table *tab)
 {
     free_slots(tab->slots, tab->mask);
     tab->slots = NULL;
+    tab->last = &pw_pin_no_slot;
 }
 
 /* Rebuilds the table without tombstones, doubling it when pins fill more
@@ -100,6 +104,7 @@ rehash(struct pw_pin_table *tab)
     tab->shift = next.shift;
     tab->mask = next.mask;
     tab->room = room_of(next.mask, live);
+    tab->last = &pw_pin_no_slot;
     free_slots(old, old_mask);
     return true;
 }

@@ -57,8 +57,17 @@ struct pw_pin_slot {
     struct pw_pin_info info;
 };
 
+/* An empty slot for pw_pin_table.last to point at when no slot may be
+ * (a table just made or rebuilt). */
+PW_HIDDEN extern struct pw_pin_slot pw_pin_no_slot;
+
 struct pw_pin_table {
     struct pw_pin_slot *slots;
+    /* Owner only: the slot of the latest insert (or pw_pin_no_slot), where
+     * a release looks first.  Most pins are given back before the thread's
+     * next Get, so the common release finds its slot without hashing; the
+     * slot may hold another pin or none by then, which its key tells. */
+    struct pw_pin_slot *last;
     uint32_t shift; /* 64 - log2(capacity) */
     uint32_t mask;  /* capacity - 1 */
     /* Empty slots an insert may still claim before the table is rebuilt
@@ -94,16 +103,18 @@ pw_pin_table_insert(struct pw_pin_table *tab, uintptr_t key, const struct pw_pin
         struct pw_pin_slot *s = &tab->slots[i];
         uintptr_t k = atomic_load_explicit(&s->key, memory_order_relaxed);
         if (k == PW_KEY_EMPTY || k == PW_KEY_TOMB) {
-            tab->room -= k == PW_KEY_EMPTY;
             /* A visitor that read the slot's old key must see it gone
              * before it can see any of the new fields (pw_pin_table_visit
              * checks the key again after copying them).  x86 keeps stores
              * in order by itself; aarch64 needs the barrier, and only when
              * a tombstone is reused. */
-            if (k == PW_KEY_TOMB)
+            if (k == PW_KEY_EMPTY)
+                tab->room--;
+            else
                 atomic_thread_fence(memory_order_release);
             s->info = *info;
             atomic_store_explicit(&s->key, key, memory_order_release);
+            tab->last = s;
             return true;
         }
         i = (i + 1) & tab->mask;
@@ -121,6 +132,9 @@ PW_HIDDEN const struct pw_pin_slot *pw_pin_table_take(struct pw_pin_table *tab, 
 static inline struct pw_pin_slot *
 pw_pin_table_slot(struct pw_pin_table *tab, uintptr_t key)
 {
+    struct pw_pin_slot *last = tab->last;
+    if (PW_LIKELY(atomic_load_explicit(&last->key, memory_order_acquire) == key))
+        return last;
     uint32_t i = pw_pin_table_slot_of(tab, key);
     for (;;) {
         struct pw_pin_slot *s = &tab->slots[i];
