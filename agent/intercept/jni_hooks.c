@@ -44,8 +44,6 @@ pw_jni_hooks_start(bool checked)
 static __attribute__((noinline)) uint64_t
 array_bytes_asked(JNIEnv *env, struct pw_thread *t, jarray array, unsigned elem_size, uint32_t serial)
 {
-    if (array == NULL)
-        return 0;
     jsize len = pw_jni.GetArrayLength(env, array);
     if (len < 0)
         len = 0;
@@ -77,41 +75,43 @@ static const unsigned elements_size[] = {
     [PW_FN_FLOAT_ELEMENTS] = sizeof(jfloat),     [PW_FN_DOUBLE_ELEMENTS] = sizeof(jdouble),
 };
 
-/* Any elements Get but the common one: on a thread without state yet,
- * inside a critical region, or outside any native method. */
-static __attribute__((noinline)) void
-acquired_elements_other(JNIEnv *env, enum pw_function fn, uint32_t slot, void *ret, const void *p, jarray array)
+/* Any elements Get but the common one (acquired_elements), done in full:
+ * on a thread without state yet, inside a critical region, outside any
+ * native method, or anything pw_track_get_in leaves to pw_track_get.
+ * Returns p, so that the hooks jump here. */
+static __attribute__((noinline)) void *
+acquired_elements_other(JNIEnv *env, enum pw_function fn, uint32_t slot, void *ret, void *p, jarray array)
 {
     /* A Get of the elements or string families made inside a critical
      * region is itself a JNI call the specification forbids there. */
     struct pw_thread *t = pw_hook_enter(slot, ret);
-    if (PW_UNLIKELY(t == NULL))
-        return;
-    pw_track_get(env, t, fn, ret, p, array_bytes(env, t, array, elements_size[fn]), array);
+    if (PW_LIKELY(t != NULL))
+        pw_track_get(env, t, fn, ret, p, array_bytes(env, t, array, elements_size[fn]), array);
+    return p;
 }
 
 /* The common Get, inlined into each hook: a thread inside a native method
  * and outside any critical region (so no finding to make), whose array is
  * the one whose length it remembers.  The frame is found once, for the
- * length cache and the tracker both. */
-static inline __attribute__((always_inline)) void
-acquired_elements(JNIEnv *env, enum pw_function fn, uint32_t slot, void *ret, const void *p, jarray array)
+ * length cache and the tracker both.  Anything else goes to
+ * acquired_elements_other, which starts over: nothing here calls out, so
+ * the hook keeps only what its JVM call needs in saved registers. */
+static inline __attribute__((always_inline)) void *
+acquired_elements(JNIEnv *env, enum pw_function fn, uint32_t slot, void *ret, void *p, jarray array)
 {
     struct pw_thread *t = pw_tls_self;
-    if (PW_UNLIKELY(t == NULL || t->critical != 0 || t->depth == 0)) {
-        acquired_elements_other(env, fn, slot, ret, p, array);
-        return;
-    }
+    if (PW_UNLIKELY(t == NULL || t->critical != 0 || t->depth == 0))
+        return acquired_elements_other(env, fn, slot, ret, p, array);
     struct pw_frame *f = &t->frames[t->depth - 1];
     /* The length cache's serial is 0 only before its first answer, when its
      * array is NULL: no Get's array (never NULL here: the JVM handed out
      * elements) matches it, so f->serial need not be tested against 0. */
-    uint64_t size;
-    if (PW_LIKELY(t->length_cache.serial == f->serial && t->length_cache.array == array))
-        size = (uint64_t)t->length_cache.length * elements_size[fn];
-    else
-        size = array_bytes_asked(env, t, array, elements_size[fn], f->serial);
-    pw_track_get_in(env, t, f, fn, ret, p, size, array);
+    if (PW_UNLIKELY(t->length_cache.serial != f->serial || t->length_cache.array != array))
+        return acquired_elements_other(env, fn, slot, ret, p, array);
+    uint64_t size = (uint64_t)t->length_cache.length * elements_size[fn];
+    if (PW_UNLIKELY(!pw_track_get_in(t, f, fn, ret, p, size, array)))
+        return acquired_elements_other(env, fn, slot, ret, p, array);
+    return p;
 }
 
 /* The JVM's release for a family.  A pin released through the wrong family
@@ -295,9 +295,9 @@ released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
     { \
         void *ret = PW_RETURN_ADDRESS(); \
         jtype *p = pw_jni.Get##Type##ArrayElements(env, array, is_copy); \
-        if (PW_LIKELY(PW_KEY_IS_PIN((uintptr_t)p))) /* not NULL, nor a table's marker */ \
-            acquired_elements(env, FN, PW_JNI_SLOT(Get##Type##ArrayElements), ret, p, array); \
-        return p; \
+        if (PW_UNLIKELY(!PW_KEY_IS_PIN((uintptr_t)p))) /* NULL, or a table's marker no JVM hands out */ \
+            return p; \
+        return acquired_elements(env, FN, PW_JNI_SLOT(Get##Type##ArrayElements), ret, p, array); \
     } \
     static void JNICALL hook_Release##Type##ArrayElements(JNIEnv *env, jtype##Array array, jtype *elems, \
                                                           jint mode) \

@@ -91,13 +91,11 @@ pw_pin_table_slot_of(const struct pw_pin_table *tab, uintptr_t key)
  * before an insert would fill it past 3/4.  False when memory ran out. */
 PW_HIDDEN bool pw_pin_table_make_room(struct pw_pin_table *tab);
 
-/* Owner only.  Returns false when memory ran out.  Inline: it is half of
- * every Get's bookkeeping. */
-static inline bool
-pw_pin_table_insert(struct pw_pin_table *tab, uintptr_t key, const struct pw_pin_info *info)
+/* Owner only: an insert into a table with room (tab->room > 0).  Inline:
+ * it is half of every Get's bookkeeping. */
+static inline void
+pw_pin_table_insert_roomy(struct pw_pin_table *tab, uintptr_t key, const struct pw_pin_info *info)
 {
-    if (PW_UNLIKELY(tab->room == 0) && !pw_pin_table_make_room(tab))
-        return false;
     uint32_t i = pw_pin_table_slot_of(tab, key);
     for (;;) {
         struct pw_pin_slot *s = &tab->slots[i];
@@ -115,10 +113,20 @@ pw_pin_table_insert(struct pw_pin_table *tab, uintptr_t key, const struct pw_pin
             s->info = *info;
             atomic_store_explicit(&s->key, key, memory_order_release);
             tab->last = s;
-            return true;
+            return;
         }
         i = (i + 1) & tab->mask;
     }
+}
+
+/* Owner only.  Returns false when memory ran out. */
+static inline bool
+pw_pin_table_insert(struct pw_pin_table *tab, uintptr_t key, const struct pw_pin_info *info)
+{
+    if (PW_UNLIKELY(tab->room == 0) && !pw_pin_table_make_room(tab))
+        return false;
+    pw_pin_table_insert_roomy(tab, key, info);
+    return true;
 }
 
 /* Owner only: removes one pin with this key and returns its slot, whose
@@ -133,8 +141,11 @@ static inline struct pw_pin_slot *
 pw_pin_table_slot(struct pw_pin_table *tab, uintptr_t key)
 {
     struct pw_pin_slot *last = tab->last;
-    if (PW_LIKELY(atomic_load_explicit(&last->key, memory_order_acquire) == key))
+    if (PW_LIKELY(atomic_load_explicit(&last->key, memory_order_acquire) == key)) {
+        if (last == NULL)
+            __builtin_unreachable(); /* it was just read through: callers need not test it */
         return last;
+    }
     uint32_t i = pw_pin_table_slot_of(tab, key);
     for (;;) {
         struct pw_pin_slot *s = &tab->slots[i];

@@ -34,7 +34,7 @@ struct pw_frame {
 
 /* Recently released pins, newest last (struct pw_recent_release): what
  * tells a double release from a release of a pointer never seen. */
-#define PW_RECENT_RELEASES 256
+#define PW_RECENT_RELEASES 256 /* releases.next is a byte */
 
 /* References (refs=on).  Local frames pushed inside a native method
  * invocation, innermost last: the invocation's local count when pushed. */
@@ -65,6 +65,7 @@ struct pw_site_cache_entry {
 };
 _Static_assert(sizeof(struct pw_site_cache_entry) == 32, "a cache entry is 32 bytes");
 _Static_assert(PW_MAX_SITES <= 65536, "site ids fit the cache entry's 16 bits");
+_Static_assert(PW_RECENT_RELEASES == 256, "the release ring's index is a byte");
 
 /* Each part below the assembler's prefix has one owner, named beside it:
  * only that file gives its fields meaning (a report reads some of them). */
@@ -102,7 +103,9 @@ struct pw_thread {
     /* Recent pin releases: tracking/tracker.c (double-release detection). */
     struct {
         struct pw_recent_release ring[PW_RECENT_RELEASES];
-        uint32_t next;
+        /* The next entry to write: a byte, which wraps by itself (the
+         * release's note is an index, two stores and an increment). */
+        uint8_t next;
     } releases;
 
     /* intercept/jni_hooks.c: the last array length it asked the JVM for. */

@@ -71,6 +71,21 @@ pw_requests_count(struct pw_thread *t, int delta)
     pw_crossing_count(&pw_pin_crossing, &t->pins.pending, delta);
 }
 
+/* For a fast path that tests everything before it changes anything: whether
+ * a pin count of delta would stay short of a step (pw_requests_count would
+ * then only add), and that count, made once the path is committed. */
+static inline bool
+pw_requests_count_is_quiet(const struct pw_thread *t, int delta)
+{
+    return delta > 0 ? t->pins.pending < PW_PUBLISH_STEP - 1 : t->pins.pending > -(PW_PUBLISH_STEP - 1);
+}
+
+static inline void
+pw_requests_count_quiet(struct pw_thread *t, int delta)
+{
+    t->pins.pending += delta;
+}
+
 /* A reference made (+1) or deleted or freed (-1): ref_threshold= counts
  * live global and weak references, and live locals of natively attached
  * threads, on pw_ref_crossing. */

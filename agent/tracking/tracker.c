@@ -250,42 +250,65 @@ pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const voi
     acquire(t, f, e->site, e->counts, e->suppressed, fn, ptr, size, ref);
 }
 
-__attribute__((always_inline)) inline void
-pw_track_get_in(JNIEnv *env, struct pw_thread *t, struct pw_frame *f, uint32_t fn, void *ret, const void *ptr,
-                uint64_t size, jobject ref)
+__attribute__((always_inline)) inline bool
+pw_track_get_in(struct pw_thread *t, struct pw_frame *f, uint32_t fn, void *ret, const void *ptr, uint64_t size,
+                jobject ref)
 {
-    /* A frame pushed lazily after a late attach may not be the innermost
-     * invocation any more (not_innermost): pw_track_get asks. */
-    if (PW_UNLIKELY(attached_late) && f->method->orig == NULL) {
-        pw_track_get(env, t, fn, ret, ptr, size, ref);
-        return;
-    }
-    const struct pw_method *m = f->method;
+    /* Every test first, nothing changed until all have passed: anything
+     * rare (a lazily pushed frame after a late attach, which may not be the
+     * innermost invocation any more; a site-cache miss; a stack sample due;
+     * a table to grow; a threshold step) is pw_track_get's, from scratch.
+     * So the path calls nothing, and the hook keeps no more registers than
+     * its JVM call needs. */
+    if (PW_UNLIKELY(attached_late) && f->method->orig == NULL)
+        return false;
     const struct pw_site_cache_entry *e = pw_site_cache_slot(t, ret);
-    if (PW_UNLIKELY(!pw_site_cache_holds(e, m, PW_SITE_KEY(PW_KIND_PIN, fn), ret)))
-        e = site_missed(env, t, pw_site_cache_slot(t, ret), m, PW_KIND_PIN, fn, ret, true);
-    else if (PW_UNLIKELY(--t->sites.sample_countdown[PW_KIND_PIN] == 0))
-        sample(t, PW_KIND_PIN, e->site, ret, true);
-    acquire(t, f, e->site, e->counts, e->suppressed, fn, ptr, size, ref);
+    struct pw_pin_table *tab = &t->pins.table;
+    if (PW_UNLIKELY(!pw_site_cache_holds(e, f->method, PW_SITE_KEY(PW_KIND_PIN, fn), ret) ||
+                    t->sites.sample_countdown[PW_KIND_PIN] <= 1 || tab->room == 0 ||
+                    !pw_requests_count_is_quiet(t, 1)))
+        return false;
+    t->sites.sample_countdown[PW_KIND_PIN]--;
+    struct pw_pin_info info = {
+        .size = size,
+        .ref = ref,
+        .counts = e->counts,
+        .site = e->site,
+        .serial = f->serial,
+        .t_ms = (uint32_t)pw_clock_ms(),
+        .fn = (uint8_t)fn,
+        .suppressed = e->suppressed,
+    };
+    pw_count_add(&e->counts->acquired, 1);
+    pw_pin_table_insert_roomy(tab, (uintptr_t)ptr, &info);
+    f->live++;
+    if (PW_LIKELY(!info.suppressed))
+        pw_requests_count_quiet(t, 1);
+    return true;
 }
 
 /* fn is the pin's function (info->fn): a caller that knows it already
  * lets the compiler drop the critical branch.  The fields are read first:
  * the counters' stores would make the compiler read them again. */
+/* A critical region's pin given back: a finding when it was held long. */
+static inline void
+critical_held(const struct pw_pin_info *info, void *call)
+{
+    uint32_t held = (uint32_t)pw_clock_ms() - info->t_ms;
+    if (PW_UNLIKELY(held > 0 && held < UINT32_MAX / 2))
+        pw_finding_critical_held(info->site, call, held);
+}
+
 static inline __attribute__((always_inline)) void
 counted_release(struct pw_thread *t, struct pw_counts *counts, const struct pw_pin_info *info, uint32_t fn,
                 void *call)
 {
-    uint32_t site = info->site, t_ms = info->t_ms;
     bool suppressed = info->suppressed;
     pw_count_add(&counts->released, 1);
     if (PW_LIKELY(!suppressed))
         pw_requests_count(t, -1);
-    if (PW_UNLIKELY(pw_fn_is_critical(fn))) {
-        uint32_t held = (uint32_t)pw_clock_ms() - t_ms;
-        if (PW_UNLIKELY(held > 0 && held < UINT32_MAX / 2))
-            pw_finding_critical_held(site, call, held);
-    }
+    if (PW_UNLIKELY(pw_fn_is_critical(fn)))
+        critical_held(info, call);
 }
 
 /* The next entry of this thread's ring of recent releases, where a second
@@ -299,7 +322,7 @@ counted_release(struct pw_thread *t, struct pw_counts *counts, const struct pw_p
 static inline struct pw_recent_release *
 next_note(struct pw_thread *t)
 {
-    return &t->releases.ring[t->releases.next % PW_RECENT_RELEASES];
+    return &t->releases.ring[t->releases.next];
 }
 
 static inline __attribute__((always_inline)) void
@@ -417,7 +440,7 @@ static bool
 released_before(struct pw_thread *t, uintptr_t key, uint32_t *site)
 {
     for (uint32_t i = 0; i < PW_RECENT_RELEASES; i++) {
-        const struct pw_recent_release *r = &t->releases.ring[(t->releases.next - 1 - i) % PW_RECENT_RELEASES];
+        const struct pw_recent_release *r = &t->releases.ring[(uint8_t)(t->releases.next - 1 - i)];
         if (r->ptr == key) {
             *site = r->site;
             return true;
@@ -447,14 +470,23 @@ pw_track_release_own(struct pw_thread *t, uint32_t fn, const void *ptr, jint mod
     if (PW_UNLIKELY(top == NULL))
         return false;
     struct pw_pin_slot *slot = pw_pin_table_slot(&t->pins.table, key);
+    /* As in pw_track_get_in, every test before any change: a threshold
+     * step is pw_track_release's, so that the path calls nothing (but a
+     * critical's held time) before the JVM's release. */
     if (PW_UNLIKELY(slot == NULL || slot->info.serial != top->serial || slot->info.fn != fn ||
-                    slot->info.ref != obj))
+                    slot->info.ref != obj || !pw_requests_count_is_quiet(t, -1)))
         return false;
-    note_release(t, key, slot->info.site);
+    const struct pw_pin_info *info = &slot->info;
+    note_release(t, key, info->site);
     if (PW_UNLIKELY(!pw_pin_table_take_slot(slot, key)))
         return false; /* another thread released it meanwhile: pw_track_release says so */
-    /* The owner's own record: its counters' pointer is this thread's. */
-    counted_release(t, slot->info.counts, &slot->info, fn, call);
+    /* The owner's own record (only the owner reuses the slot, so it stays
+     * readable): its counters' pointer is this thread's. */
+    pw_count_add(&info->counts->released, 1);
+    if (PW_LIKELY(!info->suppressed))
+        pw_requests_count_quiet(t, -1);
+    if (PW_UNLIKELY(pw_fn_is_critical(fn)))
+        critical_held(info, call);
     /* The pin was counted into this invocation's live when taken and is
      * taken out of the table once: live is at least 1 here. */
     top->live--;

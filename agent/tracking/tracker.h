@@ -27,11 +27,13 @@ PW_HIDDEN void pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void 
                             uint64_t size, jobject ref);
 
 /* The same, inlined into the elements hooks for their common case: f is
- * the thread's top frame (pw_thread_top, not NULL) and t holds no critical
- * region.  A site-cache miss, a stack sample and a lazily pushed frame
- * after a late attach are calls of their own. */
-PW_HIDDEN void pw_track_get_in(JNIEnv *env, struct pw_thread *t, struct pw_frame *f, uint32_t fn, void *ret,
-                               const void *ptr, uint64_t size, jobject ref);
+ * the thread's top frame (pw_thread_top, not NULL), t holds no critical
+ * region and ptr is a pin address (PW_KEY_IS_PIN).  Returns false, having
+ * changed nothing, for anything else (a site-cache miss, a stack sample
+ * due, a table to grow, a threshold step, a lazily pushed frame after a
+ * late attach): pw_track_get does those. */
+PW_HIDDEN bool pw_track_get_in(struct pw_thread *t, struct pw_frame *f, uint32_t fn, void *ret, const void *ptr,
+                               uint64_t size, jobject ref);
 
 enum pw_release_action {
     PW_RELEASE_PASS,     /* give it to the JVM as the application made it */
