@@ -90,6 +90,15 @@ acquired_elements_other(JNIEnv *env, enum pw_function fn, uint32_t slot, void *r
     return p;
 }
 
+/* One Get in PW_SAMPLE_PERIOD, once recorded.  Returns p, so that the
+ * hooks jump here. */
+static __attribute__((noinline)) void *
+sampled(struct pw_thread *t, void *ret, void *p)
+{
+    pw_track_sample(t, ret);
+    return p;
+}
+
 /* The common Get, inlined into each hook: a thread inside a native method
  * and outside any critical region (so no finding to make), whose array is
  * the one whose length it remembers.  The frame is found once, for the
@@ -109,9 +118,12 @@ acquired_elements(JNIEnv *env, enum pw_function fn, uint32_t slot, void *ret, vo
     if (PW_UNLIKELY(t->length_cache.serial != f->serial || t->length_cache.array != array))
         return acquired_elements_other(env, fn, slot, ret, p, array);
     uint64_t size = (uint64_t)t->length_cache.length * elements_size[fn];
-    if (PW_UNLIKELY(!pw_track_get_in(t, f, fn, ret, p, size, array)))
-        return acquired_elements_other(env, fn, slot, ret, p, array);
-    return p;
+    enum pw_get_done done = pw_track_get_in(t, f, fn, ret, p, size, array);
+    if (PW_LIKELY(done == PW_GET_DONE))
+        return p;
+    if (done == PW_GET_SAMPLE)
+        return sampled(t, ret, p);
+    return acquired_elements_other(env, fn, slot, ret, p, array);
 }
 
 /* The JVM's release for a family.  A pin released through the wrong family

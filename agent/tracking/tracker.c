@@ -250,25 +250,24 @@ pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const voi
     acquire(t, f, e->site, e->counts, e->suppressed, fn, ptr, size, ref);
 }
 
-__attribute__((always_inline)) inline bool
+__attribute__((always_inline)) inline enum pw_get_done
 pw_track_get_in(struct pw_thread *t, struct pw_frame *f, uint32_t fn, void *ret, const void *ptr, uint64_t size,
                 jobject ref)
 {
     /* Every test first, nothing changed until all have passed: anything
      * rare (a lazily pushed frame after a late attach, which may not be the
-     * innermost invocation any more; a site-cache miss; a stack sample due;
-     * a table to grow; a threshold step) is pw_track_get's, from scratch.
-     * So the path calls nothing, and the hook keeps no more registers than
-     * its JVM call needs. */
+     * innermost invocation any more; a site-cache miss; a table to grow; a
+     * threshold step) is pw_track_get's, from scratch.  So the path calls
+     * nothing, and the hook keeps no more registers than its JVM call
+     * needs.  The stack sample, one Get in PW_SAMPLE_PERIOD, is the hook's
+     * tail call (pw_track_sample) rather than a start over. */
     if (PW_UNLIKELY(attached_late) && f->method->orig == NULL)
-        return false;
+        return PW_GET_OTHER;
     const struct pw_site_cache_entry *e = pw_site_cache_slot(t, ret);
     struct pw_pin_table *tab = &t->pins.table;
-    if (PW_UNLIKELY(!pw_site_cache_holds(e, f->method, PW_SITE_KEY(PW_KIND_PIN, fn), ret) ||
-                    t->sites.sample_countdown[PW_KIND_PIN] <= 1 || tab->room == 0 ||
+    if (PW_UNLIKELY(!pw_site_cache_holds(e, f->method, PW_SITE_KEY(PW_KIND_PIN, fn), ret) || tab->room == 0 ||
                     !pw_requests_count_is_quiet(t, 1)))
-        return false;
-    t->sites.sample_countdown[PW_KIND_PIN]--;
+        return PW_GET_OTHER;
     struct pw_pin_info info = {
         .size = size,
         .ref = ref,
@@ -284,7 +283,14 @@ pw_track_get_in(struct pw_thread *t, struct pw_frame *f, uint32_t fn, void *ret,
     f->live++;
     if (PW_LIKELY(!info.suppressed))
         pw_requests_count_quiet(t, 1);
-    return true;
+    return PW_UNLIKELY(--t->sites.sample_countdown[PW_KIND_PIN] == 0) ? PW_GET_SAMPLE : PW_GET_DONE;
+}
+
+void
+pw_track_sample(struct pw_thread *t, void *ret)
+{
+    /* The entry that held the site a moment ago: nothing has replaced it. */
+    sample(t, PW_KIND_PIN, pw_site_cache_slot(t, ret)->site, ret, true);
 }
 
 /* fn is the pin's function (info->fn): a caller that knows it already

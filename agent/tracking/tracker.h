@@ -26,14 +26,23 @@ PW_HIDDEN void pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn,
 PW_HIDDEN void pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const void *ptr,
                             uint64_t size, jobject ref);
 
+enum pw_get_done {
+    PW_GET_OTHER,  /* nothing changed: pw_track_get must do it */
+    PW_GET_DONE,   /* recorded */
+    PW_GET_SAMPLE, /* recorded, and the site's stack is due: pw_track_sample */
+};
+
 /* The same, inlined into the elements hooks for their common case: f is
  * the thread's top frame (pw_thread_top, not NULL), t holds no critical
- * region and ptr is a pin address (PW_KEY_IS_PIN).  Returns false, having
- * changed nothing, for anything else (a site-cache miss, a stack sample
- * due, a table to grow, a threshold step, a lazily pushed frame after a
- * late attach): pw_track_get does those. */
-PW_HIDDEN bool pw_track_get_in(struct pw_thread *t, struct pw_frame *f, uint32_t fn, void *ret, const void *ptr,
-                               uint64_t size, jobject ref);
+ * region and ptr is a pin address (PW_KEY_IS_PIN).  PW_GET_OTHER, having
+ * changed nothing, for anything else (a site-cache miss, a table to grow,
+ * a threshold step, a lazily pushed frame after a late attach). */
+PW_HIDDEN enum pw_get_done pw_track_get_in(struct pw_thread *t, struct pw_frame *f, uint32_t fn, void *ret,
+                                           const void *ptr, uint64_t size, jobject ref);
+
+/* After PW_GET_SAMPLE, as the hook's last act: the stack of the site of
+ * the pin just taken from ret, if it is due. */
+PW_HIDDEN void pw_track_sample(struct pw_thread *t, void *ret);
 
 enum pw_release_action {
     PW_RELEASE_PASS,     /* give it to the JVM as the application made it */
