@@ -16,6 +16,7 @@
 #define PW_PIN_TABLE_H
 
 #include "base/pinwatch.h"
+#include "state/site_table.h"
 
 #include <stdatomic.h>
 
@@ -24,8 +25,6 @@
 #define PW_KEY_BUSY ((uintptr_t)2) /* being removed by another thread */
 #define PW_KEY_IS_PIN(k) ((k) > PW_KEY_BUSY)
 
-struct pw_counts;
-
 /* What is known of one pin besides its address.  40 bytes, as before the
  * counters' pointer came in: the fields are ordered so that none pads. */
 struct pw_pin_info {
@@ -33,16 +32,23 @@ struct pw_pin_info {
     jobject ref;   /* the array or string it came from, as the Get saw it;
                       only meaningful while that invocation runs (NULL in
                       the leak table) */
-    /* The taking thread's counters for the site (state/site_table.h), so
-     * that the owner's release counts without looking the site up.  Only
-     * the owner may use it: another thread counts into its own. */
-    struct pw_counts *counts;
-    uint32_t site;   /* site_table id: method, function, call site */
+    union {
+        /* The site as the thread's site cache holds it, copied whole. */
+        struct pw_site_ref at;
+        struct {
+            /* The taking thread's counters for the site, so that the
+             * owner's release counts without looking the site up.  Only
+             * the owner may use it: another thread counts into its own. */
+            struct pw_counts *counts;
+            uint32_t site;   /* site_table id: method, function, call site */
+            uint16_t fn;     /* the site's acquire function (its key), kept
+                                here so that a release need not read the
+                                shared site table */
+            bool suppressed; /* likewise the site's suppression */
+        };
+    };
     uint32_t serial; /* invocation that took it (0: none, a native thread) */
     uint32_t t_ms;   /* pw_clock_ms() when taken, modulo 2^32 */
-    uint8_t fn;      /* the site's acquire function, kept here so that a
-                        release need not read the shared site table */
-    bool suppressed; /* likewise the site's suppression */
 };
 _Static_assert(sizeof(struct pw_pin_info) == 40, "a pin's record stays 40 bytes");
 
@@ -91,10 +97,13 @@ pw_pin_table_slot_of(const struct pw_pin_table *tab, uintptr_t key)
  * before an insert would fill it past 3/4.  False when memory ran out. */
 PW_HIDDEN bool pw_pin_table_make_room(struct pw_pin_table *tab);
 
-/* Owner only: an insert into a table with room (tab->room > 0).  Inline:
- * it is half of every Get's bookkeeping. */
-static inline void
-pw_pin_table_insert_roomy(struct pw_pin_table *tab, uintptr_t key, const struct pw_pin_info *info)
+/* Owner only, in a table with room (tab->room > 0): an insert in two
+ * steps, so that the caller writes the record's fields straight into the
+ * slot (a record built aside and copied in costs a copy).  claim returns
+ * the free slot where key goes; the caller fills its info; publish makes
+ * it a pin.  Inline: it is half of every Get's bookkeeping. */
+static inline struct pw_pin_slot *
+pw_pin_table_claim(struct pw_pin_table *tab, uintptr_t key)
 {
     uint32_t i = pw_pin_table_slot_of(tab, key);
     for (;;) {
@@ -110,13 +119,17 @@ pw_pin_table_insert_roomy(struct pw_pin_table *tab, uintptr_t key, const struct 
                 tab->room--;
             else
                 atomic_thread_fence(memory_order_release);
-            s->info = *info;
-            atomic_store_explicit(&s->key, key, memory_order_release);
-            tab->last = s;
-            return;
+            return s;
         }
         i = (i + 1) & tab->mask;
     }
+}
+
+static inline void
+pw_pin_table_publish(struct pw_pin_table *tab, struct pw_pin_slot *s, uintptr_t key)
+{
+    atomic_store_explicit(&s->key, key, memory_order_release);
+    tab->last = s;
 }
 
 /* Owner only.  Returns false when memory ran out. */
@@ -125,7 +138,9 @@ pw_pin_table_insert(struct pw_pin_table *tab, uintptr_t key, const struct pw_pin
 {
     if (PW_UNLIKELY(tab->room == 0) && !pw_pin_table_make_room(tab))
         return false;
-    pw_pin_table_insert_roomy(tab, key, info);
+    struct pw_pin_slot *s = pw_pin_table_claim(tab, key);
+    s->info = *info;
+    pw_pin_table_publish(tab, s, key);
     return true;
 }
 

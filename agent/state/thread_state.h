@@ -58,13 +58,9 @@ struct pw_local_frame {
 struct pw_site_cache_entry {
     void *ret; /* NULL: holds nothing (empty, or a site that must not be cached) */
     const struct pw_method *method;
-    struct pw_counts *counts; /* this thread's counters for the site, never NULL */
-    uint32_t key;
-    uint16_t site;   /* site ids fit: PW_MAX_SITES is 65536 */
-    bool suppressed; /* the site's, which never changes */
+    struct pw_site_ref at; /* the site, its key and this thread's counters for it */
 };
 _Static_assert(sizeof(struct pw_site_cache_entry) == 32, "a cache entry is 32 bytes");
-_Static_assert(PW_MAX_SITES <= 65536, "site ids fit the cache entry's 16 bits");
 _Static_assert(PW_RECENT_RELEASES == 256, "the release ring's index is a byte");
 
 /* Each part below the assembler's prefix has one owner, named beside it:
@@ -187,9 +183,9 @@ pw_site_cache_slot(struct pw_thread *t, const void *ret)
 
 /* Whether entry e holds the site of (m, key, ret). */
 static inline bool
-pw_site_cache_holds(const struct pw_site_cache_entry *e, const struct pw_method *m, uint32_t key, const void *ret)
+pw_site_cache_holds(const struct pw_site_cache_entry *e, const struct pw_method *m, uint16_t key, const void *ret)
 {
-    return e->ret == ret && e->method == m && e->key == key;
+    return e->ret == ret && e->method == m && e->at.key == key;
 }
 
 /* on_end runs first on a thread that ends, before its books are retired

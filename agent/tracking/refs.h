@@ -77,15 +77,16 @@ pw_refs_local_made_fast(JNIEnv *env, struct pw_thread *t, uint32_t slot, jobject
     struct pw_frame *f = pw_thread_top(t);
     if (PW_LIKELY(f != NULL && t->sites.sample_countdown[PW_KIND_LOCAL_REF] > 1)) {
         const struct pw_method *m = f->method;
-        uint32_t key = PW_SITE_KEY(PW_KIND_LOCAL_REF, slot);
+        uint16_t key = PW_SITE_KEY(PW_KIND_LOCAL_REF, slot);
         const struct pw_site_cache_entry *e = pw_site_cache_slot(t, ret);
         if (PW_LIKELY(pw_site_cache_holds(e, m, key, ret))) {
             uint32_t word = pw_frame_locals(f);
             uint32_t count = (word & PW_LOCALS_COUNT_MASK) + 1;
             if (PW_LIKELY(count <= pw_refs_local_limit &&
-                          count <= atomic_load_explicit(&pw_site_get(e->site)->ref.peak, memory_order_relaxed))) {
+                          count <=
+                              atomic_load_explicit(&pw_site_get(e->at.site)->ref.peak, memory_order_relaxed))) {
                 t->sites.sample_countdown[PW_KIND_LOCAL_REF]--;
-                pw_count_add(&e->counts->acquired, 1);
+                pw_count_add(&e->at.counts->acquired, 1);
                 pw_frame_set_locals(f, (word & PW_LOCALS_OVER) | count);
                 return;
             }

@@ -163,10 +163,10 @@ site_missed(JNIEnv *env, struct pw_thread *t, struct pw_site_cache_entry *e, con
     *e = (struct pw_site_cache_entry){
         .ret = keep ? ret : NULL,
         .method = m,
-        .counts = counts,
-        .key = PW_SITE_KEY(kind, fn),
-        .site = (uint16_t)site,
-        .suppressed = pw_site_get(site)->suppressed,
+        .at = {.counts = counts,
+               .site = site,
+               .key = PW_SITE_KEY(kind, fn),
+               .suppressed = pw_site_get(site)->suppressed},
     };
     first_sight(env, t, site, ret, bounded);
     return e;
@@ -184,14 +184,14 @@ site_of(JNIEnv *env, struct pw_thread *t, struct pw_frame **fp, enum pw_kind kin
         m = method_without_frame(env, t, ret);
         f = *fp = pw_thread_top(t);
     }
-    uint32_t key = PW_SITE_KEY(kind, fn);
+    uint16_t key = PW_SITE_KEY(kind, fn);
     struct pw_site_cache_entry *e = pw_site_cache_slot(t, ret);
     /* Native frames can be walked safely up to the method's entry (a
      * thunked method) or to the thread's start (a native thread). */
     bool bounded = f != NULL || m == &pw_method_native_thread;
     if (PW_LIKELY(pw_site_cache_holds(e, m, key, ret))) {
         if (PW_UNLIKELY(--t->sites.sample_countdown[kind] == 0))
-            sample(t, kind, e->site, ret, bounded);
+            sample(t, kind, e->at.site, ret, bounded);
         return e;
     }
     return site_missed(env, t, e, m, kind, fn, ret, bounded);
@@ -201,7 +201,7 @@ uint32_t
 pw_track_site(JNIEnv *env, struct pw_thread *t, enum pw_kind kind, uint32_t fn, void *ret)
 {
     struct pw_frame *f = pw_thread_top(t);
-    return site_of(env, t, &f, kind, fn, ret)->site;
+    return site_of(env, t, &f, kind, fn, ret)->at.site;
 }
 
 /* counts: this thread's counters for the site (never NULL). */
@@ -218,7 +218,7 @@ acquire(struct pw_thread *t, struct pw_frame *f, uint32_t site, struct pw_counts
         .site = site,
         .serial = f != NULL ? f->serial : 0,
         .t_ms = (uint32_t)pw_clock_ms(),
-        .fn = (uint8_t)fn,
+        .fn = (uint16_t)fn,
         .suppressed = suppressed,
     };
     pw_count_add(&counts->acquired, 1);
@@ -247,7 +247,7 @@ pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const voi
      * compiler look for it again. */
     struct pw_frame *f = pw_thread_top(t);
     const struct pw_site_cache_entry *e = site_of(env, t, &f, PW_KIND_PIN, fn, ret);
-    acquire(t, f, e->site, e->counts, e->suppressed, fn, ptr, size, ref);
+    acquire(t, f, e->at.site, e->at.counts, e->at.suppressed, fn, ptr, size, ref);
 }
 
 __attribute__((always_inline)) inline enum pw_get_done
@@ -268,20 +268,18 @@ pw_track_get_in(struct pw_thread *t, struct pw_frame *f, uint32_t fn, void *ret,
     if (PW_UNLIKELY(!pw_site_cache_holds(e, f->method, PW_SITE_KEY(PW_KIND_PIN, fn), ret) || tab->room == 0 ||
                     !pw_requests_count_is_quiet(t, 1)))
         return PW_GET_OTHER;
-    struct pw_pin_info info = {
-        .size = size,
-        .ref = ref,
-        .counts = e->counts,
-        .site = e->site,
-        .serial = f->serial,
-        .t_ms = (uint32_t)pw_clock_ms(),
-        .fn = (uint8_t)fn,
-        .suppressed = e->suppressed,
-    };
-    pw_count_add(&e->counts->acquired, 1);
-    pw_pin_table_insert_roomy(tab, (uintptr_t)ptr, &info);
+    pw_count_add(&e->at.counts->acquired, 1);
+    /* Written into the slot field by field; the site's part is the entry's,
+     * whole (a pin's key is its fn: PW_SITE_KEY). */
+    struct pw_pin_slot *s = pw_pin_table_claim(tab, (uintptr_t)ptr);
+    s->info.size = size;
+    s->info.ref = ref;
+    s->info.at = e->at;
+    s->info.serial = f->serial;
+    s->info.t_ms = (uint32_t)pw_clock_ms();
+    pw_pin_table_publish(tab, s, (uintptr_t)ptr);
     f->live++;
-    if (PW_LIKELY(!info.suppressed))
+    if (PW_LIKELY(!e->at.suppressed))
         pw_requests_count_quiet(t, 1);
     return PW_UNLIKELY(--t->sites.sample_countdown[PW_KIND_PIN] == 0) ? PW_GET_SAMPLE : PW_GET_DONE;
 }
@@ -290,7 +288,7 @@ void
 pw_track_sample(struct pw_thread *t, void *ret)
 {
     /* The entry that held the site a moment ago: nothing has replaced it. */
-    sample(t, PW_KIND_PIN, pw_site_cache_slot(t, ret)->site, ret, true);
+    sample(t, PW_KIND_PIN, pw_site_cache_slot(t, ret)->at.site, ret, true);
 }
 
 /* fn is the pin's function (info->fn): a caller that knows it already
