@@ -80,15 +80,22 @@ method_without_frame(JNIEnv *env, struct pw_thread *t, void *ret)
  * yet.  The JVM says, once per Get of such an invocation (thunked ones,
  * the hot path, are never asked about).  Inside a critical region the
  * innermost Java frame cannot have changed since the region opened. */
-static bool
-not_innermost(const struct pw_thread *t, const struct pw_frame *f)
+static __attribute__((noinline)) bool
+innermost_asked(const struct pw_frame *f)
 {
-    if (PW_LIKELY(!attached_late) || PW_LIKELY(f->method->orig != NULL) || t->critical != 0)
-        return false;
     jmethodID id = NULL;
     jlocation loc;
     return (*jvmti)->GetFrameLocation(jvmti, NULL, 0, &id, &loc) == JVMTI_ERROR_NONE && id != NULL &&
            id != f->method->id;
+}
+
+/* Inline: without a late attach it is one test. */
+static inline bool
+not_innermost(const struct pw_thread *t, const struct pw_frame *f)
+{
+    if (PW_LIKELY(!attached_late) || PW_LIKELY(f->method->orig != NULL) || t->critical != 0)
+        return false;
+    return innermost_asked(f);
 }
 
 /* Adds the stack of this Get to its site unless the site knows it. */
@@ -200,8 +207,14 @@ site_of(JNIEnv *env, struct pw_thread *t, struct pw_frame **fp, enum pw_kind kin
 uint32_t
 pw_track_site(JNIEnv *env, struct pw_thread *t, enum pw_kind kind, uint32_t fn, void *ret)
 {
+    return pw_track_site_ref(env, t, kind, fn, ret)->site;
+}
+
+const struct pw_site_ref *
+pw_track_site_ref(JNIEnv *env, struct pw_thread *t, enum pw_kind kind, uint32_t fn, void *ret)
+{
     struct pw_frame *f = pw_thread_top(t);
-    return site_of(env, t, &f, kind, fn, ret)->at.site;
+    return &site_of(env, t, &f, kind, fn, ret)->at;
 }
 
 /* counts: this thread's counters for the site (never NULL). */

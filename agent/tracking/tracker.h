@@ -18,6 +18,11 @@ PW_HIDDEN void pw_tracker_start(const struct pw_options *o, jvmtiEnv *jvmti, boo
  * is used only after a late attach, to bind a method anew. */
 PW_HIDDEN uint32_t pw_track_site(JNIEnv *env, struct pw_thread *t, enum pw_kind kind, uint32_t fn, void *ret);
 
+/* The same site with this thread's counters for it (never NULL), valid
+ * until the thread's next call of a pw_track_ function. */
+PW_HIDDEN const struct pw_site_ref *pw_track_site_ref(JNIEnv *env, struct pw_thread *t, enum pw_kind kind,
+                                                      uint32_t fn, void *ret);
+
 /* A Get returned ptr (never NULL) of size bytes, from object ref. */
 PW_HIDDEN void pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size,
                                 jobject ref);
