@@ -12,11 +12,16 @@
  * passes it.  So the loop takes the hooks' common path: the site cache
  * hit, the remembered array length, the thread's own pin table.
  *
- *   pair_instructions N [bare]     N pairs; bare: the same loop without hooks */
+ * The same for the reference pairs of the benchmark: NewGlobalRef +
+ * DeleteGlobalRef and, inside the method, NewLocalRef + DeleteLocalRef.
+ *
+ *   pair_instructions N [bare|hooked] [long4|global|local]
+ *       N pairs (long4 unless said); bare: the same loop without hooks */
 #include "base/options.h"
 #include "intercept/jni_hooks.h"
 #include "intercept/ref_hooks.h"
 #include "state/methods.h"
+#include "tracking/refs.h"
 #include "tracking/requests.h"
 #include "tracking/tracker.h"
 #include "state/thread_state.h"
@@ -47,6 +52,34 @@ release_elements(JNIEnv *env, jlongArray array, jlong *elems, jint mode)
     (void)array;
     (void)elems;
     (void)mode;
+}
+
+/* Reference stand-ins: one handle, made and deleted again and again, as
+ * HotSpot hands a freed handle out first. */
+static jobject global_handle = (jobject)&buffer[1];
+static jobject local_handle = (jobject)&buffer[2];
+
+static jobject JNICALL
+new_global(JNIEnv *env, jobject obj)
+{
+    (void)env;
+    (void)obj;
+    return global_handle;
+}
+
+static jobject JNICALL
+new_local(JNIEnv *env, jobject obj)
+{
+    (void)env;
+    (void)obj;
+    return local_handle;
+}
+
+static void JNICALL
+delete_ref(JNIEnv *env, jobject ref)
+{
+    (void)env;
+    (void)ref;
 }
 
 static jsize JNICALL
@@ -116,13 +149,46 @@ pairs(JNIEnv *env, jlongArray array, long n)
     return sum;
 }
 
+static __attribute__((noinline)) jlong
+global_pairs(JNIEnv *env, jobject obj, long n)
+{
+    jlong sum = 0;
+    for (long i = 0; i < n; i++) {
+        jobject g = (*env)->NewGlobalRef(env, obj);
+        if (g == NULL)
+            return -1;
+        sum += (jlong)(i & 3);
+        (*env)->DeleteGlobalRef(env, g);
+    }
+    return sum;
+}
+
+static __attribute__((noinline)) jlong
+local_pairs(JNIEnv *env, jobject obj, long n)
+{
+    jlong sum = 0;
+    for (long i = 0; i < n; i++) {
+        jobject l = (*env)->NewLocalRef(env, obj);
+        if (l == NULL)
+            return -1;
+        sum += (jlong)(i & 3);
+        (*env)->DeleteLocalRef(env, l);
+    }
+    return sum;
+}
+
 int
 main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 100000;
     bool bare = argc > 2 && strcmp(argv[2], "bare") == 0;
+    const char *pair = argc > 3 ? argv[3] : "long4";
     jvm_functions.GetLongArrayElements = get_elements;
     jvm_functions.ReleaseLongArrayElements = release_elements;
+    jvm_functions.NewGlobalRef = new_global;
+    jvm_functions.DeleteGlobalRef = delete_ref;
+    jvm_functions.NewLocalRef = new_local;
+    jvm_functions.DeleteLocalRef = delete_ref;
     jvm_functions.GetArrayLength = array_length;
     struct jvmtiInterface_1_ jvmti_functions;
     memset(&jvmti_functions, 0, sizeof(jvmti_functions));
@@ -150,6 +216,7 @@ main(int argc, char **argv)
         pw_tracker_start(&defaults, jvmti, false);
         pw_requests_start(&defaults);
         pw_ref_hooks_start(&defaults);
+        pw_refs_start(&defaults, jvmti);
         struct pw_thread *t;
         if (!pw_threads_init(thread_ending) || !pw_jni_hooks_install(jvmti, &vm_table) ||
             (t = pw_thread_self()) == NULL) {
@@ -166,7 +233,13 @@ main(int argc, char **argv)
     }
     JNIEnv *env = &table;
     jobject handle = NULL;
-    jlong sum = pairs(env, (jlongArray)&handle, n);
+    jlong sum;
+    if (strcmp(pair, "global") == 0)
+        sum = global_pairs(env, (jobject)&handle, n);
+    else if (strcmp(pair, "local") == 0)
+        sum = local_pairs(env, (jobject)&handle, n);
+    else
+        sum = pairs(env, (jlongArray)&handle, n);
     printf("%lld\n", (long long)sum);
     return 0;
 }
