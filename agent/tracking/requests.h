@@ -92,7 +92,10 @@ pw_requests_count_quiet(struct pw_thread *t, int delta)
 static inline void
 pw_requests_ref_count(struct pw_thread *t, int delta)
 {
-    pw_crossing_count(&pw_ref_crossing, &t->refs.pending, delta);
+    /* ref_threshold= is off by default (pins' threshold= is on): one test
+     * then skips the count. */
+    if (pw_ref_crossing.on)
+        pw_crossing_count(&pw_ref_crossing, &t->refs.pending, delta);
 }
 
 /* The thread's unpublished counts, published now (a leaking return, the
