@@ -367,7 +367,8 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
     struct pw_thread *t = pw_thread_self();
     if (PW_UNLIKELY(t == NULL))
         return pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
-    uint32_t site = pw_track_site(env, t, PW_KIND_PIN, PW_FN_ARRAY_CRITICAL, ret);
+    const struct pw_site_ref at = *pw_track_site_ref(env, t, PW_KIND_PIN, PW_FN_ARRAY_CRITICAL, ret);
+    uint32_t site = at.site;
     uint64_t size = 0;
     if (t->critical == 0 && array != NULL) {
         struct pw_site *s = pw_site_get(site);
@@ -382,7 +383,7 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
     if (p != NULL) {
         t->critical++;
         t->critical_site = site;
-        pw_track_acquire(t, site, PW_FN_ARRAY_CRITICAL, p, size, array);
+        pw_track_acquire_at(t, &at, PW_FN_ARRAY_CRITICAL, p, size, array);
     }
     return p;
 }
@@ -400,9 +401,9 @@ hook_GetStringChars(JNIEnv *env, jstring string, jboolean *is_copy)
     const jchar *p = pw_jni.GetStringChars(env, string, is_copy);
     struct pw_thread *t;
     if (p != NULL && (t = pw_hook_enter(PW_JNI_SLOT(GetStringChars), ret)) != NULL) {
-        uint32_t site = pw_track_site(env, t, PW_KIND_PIN, PW_FN_STRING_CHARS, ret);
+        const struct pw_site_ref at = *pw_track_site_ref(env, t, PW_KIND_PIN, PW_FN_STRING_CHARS, ret);
         uint64_t size = t->critical == 0 ? (uint64_t)pw_jni.GetStringLength(env, string) * 2 : 0;
-        pw_track_acquire(t, site, PW_FN_STRING_CHARS, p, size, string);
+        pw_track_acquire_at(t, &at, PW_FN_STRING_CHARS, p, size, string);
     }
     return p;
 }
@@ -420,8 +421,8 @@ hook_GetStringUTFChars(JNIEnv *env, jstring string, jboolean *is_copy)
     const char *p = pw_jni.GetStringUTFChars(env, string, is_copy);
     struct pw_thread *t;
     if (p != NULL && (t = pw_hook_enter(PW_JNI_SLOT(GetStringUTFChars), ret)) != NULL) {
-        uint32_t site = pw_track_site(env, t, PW_KIND_PIN, PW_FN_STRING_UTF_CHARS, ret);
-        pw_track_acquire(t, site, PW_FN_STRING_UTF_CHARS, p, strlen(p) + 1, string);
+        const struct pw_site_ref *at = pw_track_site_ref(env, t, PW_KIND_PIN, PW_FN_STRING_UTF_CHARS, ret);
+        pw_track_acquire_at(t, at, PW_FN_STRING_UTF_CHARS, p, strlen(p) + 1, string);
     }
     return p;
 }
@@ -439,13 +440,13 @@ hook_GetStringCritical(JNIEnv *env, jstring string, jboolean *is_copy)
     struct pw_thread *t = pw_thread_self();
     if (PW_UNLIKELY(t == NULL))
         return pw_jni.GetStringCritical(env, string, is_copy);
-    uint32_t site = pw_track_site(env, t, PW_KIND_PIN, PW_FN_STRING_CRITICAL, ret);
+    const struct pw_site_ref at = *pw_track_site_ref(env, t, PW_KIND_PIN, PW_FN_STRING_CRITICAL, ret);
     uint64_t size = t->critical == 0 && string != NULL ? (uint64_t)pw_jni.GetStringLength(env, string) * 2 : 0;
     const jchar *p = pw_jni.GetStringCritical(env, string, is_copy);
     if (p != NULL) {
         t->critical++;
-        t->critical_site = site;
-        pw_track_acquire(t, site, PW_FN_STRING_CRITICAL, p, size, string);
+        t->critical_site = at.site;
+        pw_track_acquire_at(t, &at, PW_FN_STRING_CRITICAL, p, size, string);
     }
     return p;
 }

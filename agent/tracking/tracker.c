@@ -246,10 +246,10 @@ acquire(struct pw_thread *t, struct pw_frame *f, uint32_t site, struct pw_counts
 }
 
 void
-pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size, jobject ref)
+pw_track_acquire_at(struct pw_thread *t, const struct pw_site_ref *at, uint32_t fn, const void *ptr,
+                    uint64_t size, jobject ref)
 {
-    acquire(t, pw_thread_top(t), site, pw_counts_of(&t->sites.counts, site), pw_site_get(site)->suppressed, fn,
-            ptr, size, ref);
+    acquire(t, pw_thread_top(t), at->site, at->counts, at->suppressed, fn, ptr, size, ref);
 }
 
 __attribute__((noinline)) void

@@ -23,9 +23,11 @@ PW_HIDDEN uint32_t pw_track_site(JNIEnv *env, struct pw_thread *t, enum pw_kind 
 PW_HIDDEN const struct pw_site_ref *pw_track_site_ref(JNIEnv *env, struct pw_thread *t, enum pw_kind kind,
                                                       uint32_t fn, void *ret);
 
-/* A Get returned ptr (never NULL) of size bytes, from object ref. */
-PW_HIDDEN void pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size,
-                                jobject ref);
+/* A Get returned ptr (never NULL) of size bytes, from object ref, at the
+ * site pw_track_site_ref gave (copied: the thread's cache entry may change
+ * with any pw_track_ call); the counters and the suppression come with it. */
+PW_HIDDEN void pw_track_acquire_at(struct pw_thread *t, const struct pw_site_ref *at, uint32_t fn,
+                                   const void *ptr, uint64_t size, jobject ref);
 
 /* Both at once, for a Get whose size does not depend on its site. */
 PW_HIDDEN void pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const void *ptr,

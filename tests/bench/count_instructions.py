@@ -44,6 +44,7 @@ def per_pair(driver, bare, pair):
 
 
 NAMES = {'long4': 'long[4] Get+Release pair',
+         'critical': 'GetPrimitiveArrayCritical+Release pair',
          'global': 'NewGlobalRef+DeleteGlobalRef pair',
          'local': 'NewLocalRef+DeleteLocalRef pair'}
 

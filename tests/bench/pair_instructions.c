@@ -12,10 +12,12 @@
  * passes it.  So the loop takes the hooks' common path: the site cache
  * hit, the remembered array length, the thread's own pin table.
  *
- * The same for the reference pairs of the benchmark: NewGlobalRef +
- * DeleteGlobalRef and, inside the method, NewLocalRef + DeleteLocalRef.
+ * The same for the benchmark's other pairs: GetPrimitiveArrayCritical +
+ * Release (the stand-in array's class answers every class question, so it
+ * reads as a boolean[]), NewGlobalRef + DeleteGlobalRef and, inside the
+ * method, NewLocalRef + DeleteLocalRef.
  *
- *   pair_instructions N [bare|hooked] [long4|global|local]
+ *   pair_instructions N [bare|hooked] [long4|critical|global|local]
  *       N pairs (long4 unless said); bare: the same loop without hooks */
 #include "base/options.h"
 #include "intercept/jni_hooks.h"
@@ -80,6 +82,50 @@ delete_ref(JNIEnv *env, jobject ref)
 {
     (void)env;
     (void)ref;
+}
+
+static void *JNICALL
+get_critical(JNIEnv *env, jarray array, jboolean *is_copy)
+{
+    (void)env;
+    (void)array;
+    if (is_copy != NULL)
+        *is_copy = JNI_FALSE;
+    return buffer;
+}
+
+static void JNICALL
+release_critical(JNIEnv *env, jarray array, void *carray, jint mode)
+{
+    (void)env;
+    (void)array;
+    (void)carray;
+    (void)mode;
+}
+
+static jclass JNICALL
+object_class(JNIEnv *env, jobject obj)
+{
+    (void)env;
+    (void)obj;
+    return (jclass)global_handle;
+}
+
+static jclass JNICALL
+find_class(JNIEnv *env, const char *name)
+{
+    (void)env;
+    (void)name;
+    return (jclass)local_handle;
+}
+
+static jboolean JNICALL
+same_object(JNIEnv *env, jobject a, jobject b)
+{
+    (void)env;
+    (void)a;
+    (void)b;
+    return JNI_TRUE;
 }
 
 static jsize JNICALL
@@ -150,6 +196,20 @@ pairs(JNIEnv *env, jlongArray array, long n)
 }
 
 static __attribute__((noinline)) jlong
+critical_pairs(JNIEnv *env, jarray array, long n)
+{
+    jlong sum = 0;
+    for (long i = 0; i < n; i++) {
+        jlong *p = (*env)->GetPrimitiveArrayCritical(env, array, NULL);
+        if (p == NULL)
+            return -1;
+        sum += p[i & 3];
+        (*env)->ReleasePrimitiveArrayCritical(env, array, p, 0);
+    }
+    return sum;
+}
+
+static __attribute__((noinline)) jlong
 global_pairs(JNIEnv *env, jobject obj, long n)
 {
     jlong sum = 0;
@@ -189,6 +249,11 @@ main(int argc, char **argv)
     jvm_functions.DeleteGlobalRef = delete_ref;
     jvm_functions.NewLocalRef = new_local;
     jvm_functions.DeleteLocalRef = delete_ref;
+    jvm_functions.GetPrimitiveArrayCritical = get_critical;
+    jvm_functions.ReleasePrimitiveArrayCritical = release_critical;
+    jvm_functions.GetObjectClass = object_class;
+    jvm_functions.FindClass = find_class;
+    jvm_functions.IsSameObject = same_object;
     jvm_functions.GetArrayLength = array_length;
     struct jvmtiInterface_1_ jvmti_functions;
     memset(&jvmti_functions, 0, sizeof(jvmti_functions));
@@ -234,7 +299,9 @@ main(int argc, char **argv)
     JNIEnv *env = &table;
     jobject handle = NULL;
     jlong sum;
-    if (strcmp(pair, "global") == 0)
+    if (strcmp(pair, "critical") == 0)
+        sum = critical_pairs(env, (jarray)&handle, n);
+    else if (strcmp(pair, "global") == 0)
         sum = global_pairs(env, (jobject)&handle, n);
     else if (strcmp(pair, "local") == 0)
         sum = local_pairs(env, (jobject)&handle, n);
