@@ -360,10 +360,10 @@ learn_elem_size(JNIEnv *env, jarray array)
     return size;
 }
 
-static void *JNICALL
-hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
+/* Any GetPrimitiveArrayCritical but the common one, done in full. */
+static __attribute__((noinline)) void *
+critical_other(JNIEnv *env, jarray array, jboolean *is_copy, void *ret)
 {
-    void *ret = PW_RETURN_ADDRESS();
     struct pw_thread *t = pw_thread_self();
     if (PW_UNLIKELY(t == NULL))
         return pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
@@ -384,6 +384,36 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
         t->critical++;
         t->critical_site = site;
         pw_track_acquire_at(t, &at, PW_FN_ARRAY_CRITICAL, p, size, array);
+    }
+    return p;
+}
+
+/* The common critical, as the elements Get does it: inside a native method,
+ * outside any other critical region, at a site whose element size is known
+ * and whose array's length the thread remembers.  Every test is made before
+ * the region opens, and nothing but the JVM's call comes between them and
+ * the record, which makes no JNI call (none is allowed inside). */
+static void *JNICALL
+hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
+{
+    void *ret = PW_RETURN_ADDRESS();
+    struct pw_thread *t = pw_tls_self;
+    if (PW_UNLIKELY(t == NULL || t->critical != 0 || t->depth == 0))
+        return critical_other(env, array, is_copy, ret);
+    struct pw_frame *f = &t->frames[t->depth - 1];
+    const struct pw_site_ref *at = pw_track_critical_ready(t, f, PW_FN_ARRAY_CRITICAL, ret);
+    if (PW_UNLIKELY(at == NULL || t->length_cache.serial != f->serial || t->length_cache.array != array))
+        return critical_other(env, array, is_copy, ret);
+    unsigned elem = atomic_load_explicit(&pw_site_get(at->site)->elem_size, memory_order_relaxed);
+    if (PW_UNLIKELY(elem == 0))
+        return critical_other(env, array, is_copy, ret);
+    uint64_t size = (uint64_t)t->length_cache.length * elem;
+    void *p = pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
+    if (PW_LIKELY(p != NULL)) {
+        t->critical++;
+        t->critical_site = at->site;
+        if (PW_LIKELY(PW_KEY_IS_PIN((uintptr_t)p)))
+            pw_track_critical_commit(t, f, at, p, size, array);
     }
     return p;
 }

@@ -263,6 +263,43 @@ pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const voi
     acquire(t, f, e->at.site, e->at.counts, e->at.suppressed, fn, ptr, size, ref);
 }
 
+/* The tests of the common Get (pw_track_get_in): the site's part of the
+ * record, or NULL when anything is not as common. */
+static inline __attribute__((always_inline)) const struct pw_site_ref *
+get_ready(struct pw_thread *t, const struct pw_frame *f, uint32_t fn, void *ret)
+{
+    if (PW_UNLIKELY(attached_late) && f->method->orig == NULL)
+        return NULL;
+    const struct pw_site_cache_entry *e = pw_site_cache_slot(t, ret);
+    if (PW_UNLIKELY(!pw_site_cache_holds(e, f->method, PW_SITE_KEY(PW_KIND_PIN, fn), ret) ||
+                    t->pins.table.room == 0 || !pw_requests_count_is_quiet(t, 1)))
+        return NULL;
+    return &e->at;
+}
+
+/* The record of the common Get, once get_ready said yes.  at is the cache
+ * entry's: nothing between the two (the JVM's Get, through pw_jni) comes
+ * back into pinwatch on this thread. */
+static inline __attribute__((always_inline)) void
+get_commit(struct pw_thread *t, struct pw_frame *f, const struct pw_site_ref *at, const void *ptr, uint64_t size,
+           jobject ref)
+{
+    struct pw_pin_table *tab = &t->pins.table;
+    pw_count_add(&at->counts->acquired, 1);
+    /* Written into the slot field by field; the site's part is the entry's,
+     * whole (a pin's key is its fn: PW_SITE_KEY). */
+    struct pw_pin_slot *s = pw_pin_table_claim(tab, (uintptr_t)ptr);
+    s->info.size = size;
+    s->info.ref = ref;
+    s->info.at = *at;
+    s->info.serial = f->serial;
+    s->info.t_ms = (uint32_t)pw_clock_ms();
+    pw_pin_table_publish(tab, s, (uintptr_t)ptr);
+    f->live++;
+    if (PW_LIKELY(!at->suppressed))
+        pw_requests_count_quiet(t, 1);
+}
+
 __attribute__((always_inline)) inline enum pw_get_done
 pw_track_get_in(struct pw_thread *t, struct pw_frame *f, uint32_t fn, void *ret, const void *ptr, uint64_t size,
                 jobject ref)
@@ -274,27 +311,28 @@ pw_track_get_in(struct pw_thread *t, struct pw_frame *f, uint32_t fn, void *ret,
      * nothing, and the hook keeps no more registers than its JVM call
      * needs.  The stack sample, one Get in PW_SAMPLE_PERIOD, is the hook's
      * tail call (pw_track_sample) rather than a start over. */
-    if (PW_UNLIKELY(attached_late) && f->method->orig == NULL)
+    const struct pw_site_ref *at = get_ready(t, f, fn, ret);
+    if (PW_UNLIKELY(at == NULL))
         return PW_GET_OTHER;
-    const struct pw_site_cache_entry *e = pw_site_cache_slot(t, ret);
-    struct pw_pin_table *tab = &t->pins.table;
-    if (PW_UNLIKELY(!pw_site_cache_holds(e, f->method, PW_SITE_KEY(PW_KIND_PIN, fn), ret) || tab->room == 0 ||
-                    !pw_requests_count_is_quiet(t, 1)))
-        return PW_GET_OTHER;
-    pw_count_add(&e->at.counts->acquired, 1);
-    /* Written into the slot field by field; the site's part is the entry's,
-     * whole (a pin's key is its fn: PW_SITE_KEY). */
-    struct pw_pin_slot *s = pw_pin_table_claim(tab, (uintptr_t)ptr);
-    s->info.size = size;
-    s->info.ref = ref;
-    s->info.at = e->at;
-    s->info.serial = f->serial;
-    s->info.t_ms = (uint32_t)pw_clock_ms();
-    pw_pin_table_publish(tab, s, (uintptr_t)ptr);
-    f->live++;
-    if (PW_LIKELY(!e->at.suppressed))
-        pw_requests_count_quiet(t, 1);
+    get_commit(t, f, at, ptr, size, ref);
     return PW_UNLIKELY(--t->sites.sample_countdown[PW_KIND_PIN] == 0) ? PW_GET_SAMPLE : PW_GET_DONE;
+}
+
+__attribute__((always_inline)) inline const struct pw_site_ref *
+pw_track_critical_ready(struct pw_thread *t, struct pw_frame *f, uint32_t fn, void *ret)
+{
+    /* A stack sample due is left to the general path too: it would
+     * otherwise run inside the critical region. */
+    const struct pw_site_ref *at = get_ready(t, f, fn, ret);
+    return PW_LIKELY(at != NULL && t->sites.sample_countdown[PW_KIND_PIN] > 1) ? at : NULL;
+}
+
+__attribute__((always_inline)) inline void
+pw_track_critical_commit(struct pw_thread *t, struct pw_frame *f, const struct pw_site_ref *at, const void *ptr,
+                         uint64_t size, jobject ref)
+{
+    get_commit(t, f, at, ptr, size, ref);
+    t->sites.sample_countdown[PW_KIND_PIN]--;
 }
 
 void
@@ -304,9 +342,6 @@ pw_track_sample(struct pw_thread *t, void *ret)
     sample(t, PW_KIND_PIN, pw_site_cache_slot(t, ret)->at.site, ret, true);
 }
 
-/* fn is the pin's function (info->fn): a caller that knows it already
- * lets the compiler drop the critical branch.  The fields are read first:
- * the counters' stores would make the compiler read them again. */
 /* A critical region's pin given back: a finding when it was held long. */
 static inline void
 critical_held(const struct pw_pin_info *info, void *call)
@@ -316,6 +351,8 @@ critical_held(const struct pw_pin_info *info, void *call)
         pw_finding_critical_held(info->site, call, held);
 }
 
+/* fn is the pin's function (info->fn): a caller that knows it already
+ * lets the compiler drop the critical branch. */
 static inline __attribute__((always_inline)) void
 counted_release(struct pw_thread *t, struct pw_counts *counts, const struct pw_pin_info *info, uint32_t fn,
                 void *call)

@@ -47,6 +47,16 @@ enum pw_get_done {
 PW_HIDDEN enum pw_get_done pw_track_get_in(struct pw_thread *t, struct pw_frame *f, uint32_t fn, void *ret,
                                            const void *ptr, uint64_t size, jobject ref);
 
+/* The common GetPrimitiveArrayCritical in two steps around the JVM's call,
+ * inlined into its hook: ready, before the region opens, tests what
+ * pw_track_get_in tests (and that no stack sample is due) and returns the
+ * site, or NULL having changed nothing; commit, once the JVM handed out
+ * ptr (a pin address), records it.  No JNI call may come between. */
+PW_HIDDEN const struct pw_site_ref *pw_track_critical_ready(struct pw_thread *t, struct pw_frame *f, uint32_t fn,
+                                                            void *ret);
+PW_HIDDEN void pw_track_critical_commit(struct pw_thread *t, struct pw_frame *f, const struct pw_site_ref *at,
+                                        const void *ptr, uint64_t size, jobject ref);
+
 /* After PW_GET_SAMPLE, as the hook's last act: the stack of the site of
  * the pin just taken from ret, if it is due. */
 PW_HIDDEN void pw_track_sample(struct pw_thread *t, void *ret);
