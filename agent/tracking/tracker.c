@@ -166,7 +166,13 @@ site_missed(JNIEnv *env, struct pw_thread *t, struct pw_site_cache_entry *e, con
 {
     uint32_t site = pw_site_intern(m, kind, fn, ret);
     struct pw_counts *counts = pw_counts_of(&t->sites.counts, site);
-    bool keep = site != PW_SITE_OVERFLOW && t->sites.counts.chunks[site / PW_COUNT_CHUNK] != NULL;
+    /* Nor is a site of a method bound before a late attach and not bound
+     * again (no thunk: its frame was pushed lazily and may not be the
+     * innermost invocation any more, not_innermost): so a hit of the
+     * inlined paths (pw_track_get_in, tracking/refs.h) needs no late-attach
+     * test, and such a method's Gets all take the general path. */
+    bool lazy = attached_late && m != &pw_method_native_thread && m->orig == NULL;
+    bool keep = site != PW_SITE_OVERFLOW && t->sites.counts.chunks[site / PW_COUNT_CHUNK] != NULL && !lazy;
     *e = (struct pw_site_cache_entry){
         .ret = keep ? ret : NULL,
         .method = m,
@@ -176,6 +182,10 @@ site_missed(JNIEnv *env, struct pw_thread *t, struct pw_site_cache_entry *e, con
                .suppressed = pw_site_get(site)->suppressed},
     };
     first_sight(env, t, site, ret, bounded);
+    /* A lazy frame's site misses every time: its stack samples are
+     * counted down here instead. */
+    if (PW_UNLIKELY(lazy) && --t->sites.sample_countdown[kind] == 0)
+        sample(t, kind, site, ret, bounded);
     return e;
 }
 
@@ -268,8 +278,8 @@ pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const voi
 static inline __attribute__((always_inline)) const struct pw_site_ref *
 get_ready(struct pw_thread *t, const struct pw_frame *f, uint32_t fn, void *ret)
 {
-    if (PW_UNLIKELY(attached_late) && f->method->orig == NULL)
-        return NULL;
+    /* No late-attach test: the cache never holds a site of a lazily pushed
+     * frame's method (site_missed). */
     const struct pw_site_cache_entry *e = pw_site_cache_slot(t, ret);
     if (PW_UNLIKELY(!pw_site_cache_holds(e, f->method, PW_SITE_KEY(PW_KIND_PIN, fn), ret) ||
                     t->pins.table.room == 0 || !pw_requests_count_is_quiet(t, 1)))
