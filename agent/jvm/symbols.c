@@ -109,7 +109,7 @@ cache_clear(void)
 static size_t
 cache_slot(uintptr_t ret, int max)
 {
-    uint64_t h = ((uint64_t)ret ^ ((uint64_t)max << 56)) * 0x9e3779b97f4a7c15ULL;
+    uint64_t h = ((uint64_t)ret ^ ((uint64_t)max << 56)) * PW_HASH_GOLDEN;
     size_t i = (size_t)(h >> 51) & (CACHE_SLOTS - 1);
     while (cache[i] != NULL && (cache[i]->ret != ret || cache[i]->max != max))
         i = (i + 1) & (CACHE_SLOTS - 1);
