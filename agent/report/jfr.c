@@ -156,6 +156,19 @@ jfr_want(JNIEnv *env, jclass cls, jboolean findings, jboolean reports)
     pw_events_want(findings == JNI_TRUE, reports == JNI_TRUE);
 }
 
+/* static native boolean await0(long waitMs) */
+static jboolean JNICALL
+jfr_await(JNIEnv *env, jclass cls, jlong wait_ms)
+{
+    (void)env;
+    (void)cls;
+    return pw_events_wait(wait_ms < 0                  ? 0
+                          : wait_ms > NEXT_WAIT_MAX_MS ? NEXT_WAIT_MAX_MS
+                                                       : (uint64_t)wait_ms)
+               ? JNI_TRUE
+               : JNI_FALSE;
+}
+
 /* static native String[] next0(long[] numbers, boolean findings, boolean
  * reports, long waitMs): the next queued event, or null after waitMs
  * without one.  Runs on the recorder's thread, which waits here in native
@@ -210,6 +223,7 @@ pw_jfr_start(jvmtiEnv *jvmti, JNIEnv *jni)
     static const JNINativeMethod natives[] = {
         {"next0", "([JZZJ)[Ljava/lang/String;", (void *)jfr_next},
         {"want0", "(ZZ)V", (void *)jfr_want},
+        {"await0", "(J)Z", (void *)jfr_await},
     };
     /* With no Java frame on this thread, FindClass uses the system class
      * loader, the one the jar was just added to.  -Xcheck:jni holds us to

@@ -50,6 +50,10 @@ PW_HIDDEN void pw_events_finding(enum pw_finding_kind kind, uint32_t site, uintp
 /* A report was written (by the report thread, or the thread a dump ran on). */
 PW_HIDDEN void pw_events_report(const char *reason, const uint64_t figures[PW_EVENT_FIGURES], uint64_t threshold);
 
+/* Waits up to timeout_ms for an event to be queued; true when one is.
+ * Takes nothing. */
+PW_HIDDEN bool pw_events_wait(uint64_t timeout_ms);
+
 /* The oldest event, waiting up to timeout_ms for one; false on timeout. */
 PW_HIDDEN bool pw_events_next(struct pw_event *out, uint64_t timeout_ms);
 PW_HIDDEN void pw_event_free(struct pw_event *e);

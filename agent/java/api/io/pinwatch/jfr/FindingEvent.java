@@ -5,6 +5,7 @@ import jdk.jfr.Category;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.Period;
 import jdk.jfr.StackTrace;
 import jdk.jfr.Timestamp;
 
@@ -26,6 +27,7 @@ import jdk.jfr.Timestamp;
 @Category("pinwatch")
 @Description("A JNI misuse pinwatch saw: double release, wrong object or function, JNI call inside a critical "
     + "region, long critical region, double delete, local reference limit")
+@Period("endChunk") // see Recorder.register: the queue drained as a chunk ends
 @StackTrace(false)
 public final class FindingEvent extends jdk.jfr.Event {
     /** The kind, as the JSON report's findings name it, e.g. {@code double_release}. */

@@ -59,9 +59,14 @@ final class Recorder {
     private static void register() {
         FlightRecorder.addPeriodicEvent(PinRowEvent.class, Recorder::pinRows);
         FlightRecorder.addPeriodicEvent(ReferenceRowEvent.class, Recorder::referenceRows);
-        FlightRecorder.register(ReportEvent.class);
+        // Findings and reports are committed as they come (the thread below)
+        // and, as periodic events of period endChunk, whatever is still
+        // queued when a chunk ends: JFR runs these hooks before it closes the
+        // chunk, also as the JVM exits, so a finding made just before exit
+        // is in the recording.
+        FlightRecorder.addPeriodicEvent(FindingEvent.class, Recorder::drain);
+        FlightRecorder.addPeriodicEvent(ReportEvent.class, Recorder::drain);
         FlightRecorder.register(ThresholdEvent.class);
-        FlightRecorder.register(FindingEvent.class);
         registered = true;
         // From here on the agent queues what a recording wants, even before
         // the thread below first asks; each recording that starts or stops
@@ -70,10 +75,6 @@ final class Recorder {
         Thread t = new Thread(Recorder::commitLoop, "pinwatch JFR");
         t.setDaemon(true);
         t.start();
-        // What is queued when the JVM exits is committed in a hook of its
-        // own, which runs beside the Flight Recorder's (the order of shutdown
-        // hooks is not defined): usually in time for the recording's end.
-        Runtime.getRuntime().addShutdownHook(new Thread(Recorder::drain, "pinwatch JFR drain"));
     }
 
     private static void tellWants() {
@@ -84,25 +85,25 @@ final class Recorder {
     private static native void want0(boolean findings, boolean reports);
 
     /**
-     * The next finding or report the agent queued, waiting up to half a
-     * second: its strings, and its figures in {@code numbers} (positions in
-     * report/jfr.c). The flags say which kinds a recording enables now; the
-     * agent queues nothing else, and takes no stack for a finding nobody
-     * records. Null when nothing came.
+     * Waits up to {@code waitMs} for the agent to queue a finding or a
+     * report, in native code (no safepoint waits for it); true when one is
+     * queued. Takes nothing from the queue.
+     */
+    private static native boolean await0(long waitMs);
+
+    /**
+     * The next finding or report the agent queued, or null: its strings,
+     * and its figures in {@code numbers} (positions in report/jfr.c). The
+     * flags say which kinds a recording enables now; the agent queues
+     * nothing else, and takes no stack for a finding nobody records.
      */
     private static native String[] next0(long[] numbers, boolean findings, boolean reports, long waitMs);
 
     private static void commitLoop() {
-        long[] n = new long[12];
-        FindingEvent findingProbe = new FindingEvent();
-        ReportEvent reportProbe = new ReportEvent();
-        ThresholdEvent thresholdProbe = new ThresholdEvent();
         try {
             for (;;) {
-                String[] s = next0(n, findingProbe.isEnabled(), reportProbe.isEnabled() || thresholdProbe.isEnabled(),
-                    500);
-                if (s != null) {
-                    commit(s, n);
+                if (await0(500)) {
+                    drain();
                 }
             }
         } catch (Throwable t) { // out of memory in the agent's hand-over: no more events
@@ -110,23 +111,21 @@ final class Recorder {
         }
     }
 
-    private static synchronized void commit(String[] s, long[] n) {
-        if ("finding".equals(s[0])) {
-            finding(s, n);
-        } else {
-            report(s[1], n);
-        }
-    }
-
-    private static void drain() {
+    /**
+     * Commits everything queued. Taking from the queue and committing are
+     * one step under this class's lock, so that a chunk's end (the periodic
+     * hooks) finds each event either queued or committed, never in between.
+     */
+    private static synchronized void drain() {
         long[] n = new long[12];
         boolean findings = new FindingEvent().isEnabled();
         boolean reports = new ReportEvent().isEnabled() || new ThresholdEvent().isEnabled();
-        try {
-            for (String[] s = next0(n, findings, reports, 0); s != null; s = next0(n, findings, reports, 0)) {
-                commit(s, n);
+        for (String[] s = next0(n, findings, reports, 0); s != null; s = next0(n, findings, reports, 0)) {
+            if ("finding".equals(s[0])) {
+                finding(s, n);
+            } else {
+                report(s[1], n);
             }
-        } catch (Throwable t) { // the JVM is going away: nothing more to do
         }
     }
 

@@ -6,6 +6,7 @@ import jdk.jfr.DataAmount;
 import jdk.jfr.Description;
 import jdk.jfr.Label;
 import jdk.jfr.Name;
+import jdk.jfr.Period;
 import jdk.jfr.StackTrace;
 import jdk.jfr.Timestamp;
 
@@ -20,6 +21,7 @@ import jdk.jfr.Timestamp;
 @Label("pinwatch Report")
 @Category("pinwatch")
 @Description("A report pinwatch wrote, with its reason and totals")
+@Period("endChunk") // see Recorder.register: the queue drained as a chunk ends
 @StackTrace(false)
 public final class ReportEvent extends jdk.jfr.Event {
     /** Why the report was written: threshold, interval, command or a dump's reason. */
