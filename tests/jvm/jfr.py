@@ -342,7 +342,8 @@ def case_findings(args, tmp):
     report's method, function and offending call; the count of each (kind,
     method, call) equals the report's, and each event's occurrences number
     them 1..n; outside a critical region the Java stack is the fixture's
-    main(), inside one it is empty."""
+    main(), inside one it is empty.  The same under the JDK's untouched profile
+    settings; none with the events off."""
     jfr, report = os.path.join(tmp, 'findings.jfr'), os.path.join(tmp, 'findings.jsonl')
     jfc = os.path.join(tmp, 'pinwatch.jfc')
     settings(args.jdk_home, jfc, 'true')
@@ -393,6 +394,16 @@ def case_findings(args, tmp):
             if not v['function'] or not v['signature']:
                 bad.append('%s: function %r signature %r' % (key, v['function'], v['signature']))
     expect(not bad, 'Finding events:\n  %s', '\n  '.join(bad))
+
+    # The JDK's own profile settings, untouched, record every one of them too.
+    os.unlink(jfr)
+    profile = [a.replace('settings=' + jfc, 'settings=profile') for a in argv]
+    run = subprocess.run(profile, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+    expect(run.returncode == 0, 'Findings (settings=profile) exited %d:\n%s', run.returncode, run.stderr[-3000:])
+    out = json.loads(jfr_tool(args, 'print', '--json', '--events', 'pinwatch.Finding', jfr))
+    n = sum(1 for e in out['recording']['events'] if e['values']['method'].startswith(FIXTURES))
+    expect(n == sum(want.values()), 'settings=profile: %d Finding events of the fixture, expected %d', n,
+           sum(want.values()))
 
     # Recorded with the events off: none.
     settings(args.jdk_home, jfc, 'false')
