@@ -4,8 +4,10 @@
  * allows it (VMStart at launch, at once when attached). */
 #include "tracking/backtrace.h"
 #include "base/clock.h"
+#include "tracking/events.h"
 #include "tracking/findings.h"
 #include "report/java_api.h"
+#include "report/jfr.h"
 #include "intercept/jni_hooks.h"
 #include "base/log.h"
 #include "report/metrics_server.h"
@@ -61,6 +63,7 @@ static void JNICALL
 on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
 {
     pw_methods_name_all(env);
+    pw_jfr_start(env, jni);
 }
 
 static void JNICALL
@@ -273,6 +276,7 @@ start_modules(jvmtiEnv *env, bool attached)
 {
     pw_tracker_start(&options, env, attached);
     pw_findings_start(&options);
+    pw_events_start(env, java_vm);
     pw_refs_start(&options, env);
     pw_requests_start(&options);
     pw_snapshot_start(&options);
@@ -314,6 +318,7 @@ bind_loaded(JavaVM *vm, jvmtiEnv *env)
     if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) == JNI_OK) {
         pw_rebind_loaded(env, jni);
         bind_loaded_api(env, jni);
+        pw_jfr_start(env, jni);
     }
 }
 

@@ -83,3 +83,15 @@ pw_java_stack_capture(jvmtiEnv *jvmti, JNIEnv *env, int max)
     }
     return s;
 }
+
+void
+pw_java_stack_free(struct pw_java_stack *s)
+{
+    if (s == NULL)
+        return;
+    for (int i = 0; i < s->n; i++) {
+        free(s->frames[i].method);
+        free(s->frames[i].signature);
+    }
+    free(s);
+}

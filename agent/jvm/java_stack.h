@@ -21,5 +21,6 @@ struct pw_java_stack {
 /* Java frames of the calling thread, skipping the native method itself;
  * NULL when there are none or the JVM cannot say. */
 PW_HIDDEN struct pw_java_stack *pw_java_stack_capture(jvmtiEnv *jvmti, JNIEnv *env, int max);
+PW_HIDDEN void pw_java_stack_free(struct pw_java_stack *s);
 
 #endif

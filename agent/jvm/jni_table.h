@@ -38,6 +38,32 @@ PW_HIDDEN void pw_jni_table_save(const void *table, uint32_t slots, bool whole);
  * slot count is not known (a JNI version newer than PW_JNI_SLOTS'). */
 PW_HIDDEN extern const struct JNINativeInterface_ *pw_jni_whole;
 
+/* For the length of a call into the JVM that calls JNI functions itself
+ * through the caller's JNIEnv (intercept/jvm_calls.c lists the JNI ones;
+ * JVMTI's AddToSystemClassLoaderSearch makes its path a String through
+ * libjava's JNU_NewStringPlatform and frees the local without the table):
+ * points this thread's JNIEnv at the JVM's own table, so that what the JVM
+ * does inside reaches it directly and none of it is counted against the
+ * application.  Returns the table to put back.  A JNIEnv belongs to one
+ * thread and HotSpot reads env->functions only through the calls made with
+ * it; SetJNIFunctionTable copies into the JVM's table and never repoints an
+ * env.  Leaves the env alone when the JVM's table length is not known. */
+static inline const struct JNINativeInterface_ *
+pw_jvm_call_begin(JNIEnv *env)
+{
+    const struct JNINativeInterface_ *was = *env;
+    const struct JNINativeInterface_ *own = pw_jni_whole;
+    if (own != NULL)
+        *env = own;
+    return was;
+}
+
+static inline void
+pw_jvm_call_end(JNIEnv *env, const struct JNINativeInterface_ *was)
+{
+    *env = was;
+}
+
 /* "GetObjectClass" for a slot of the JNI function table, "?" past the
  * known ones. */
 PW_HIDDEN const char *pw_jni_slot_name(uint32_t slot);

@@ -5,16 +5,43 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 struct pw_symbols {
+    /* Made at the first address the cache does not know: a report whose
+     * addresses were all named before reads no ELF or DWARF at all. */
     Dwfl *dwfl;
+    bool dwfl_tried;
     /* Paths made absolute for this view, freed with it. */
     char **paths;
     size_t npaths, cap;
 };
+
+/* Names found are kept from one view to the next, keyed by return address
+ * (and by how they were asked for), as long as the process maps the same
+ * files at the same places.  Without it every report read the DWARF of
+ * every library a symbolised stack passes through again: a native
+ * thread's live local reference, whose stack runs through libc to the
+ * thread's start, made each report inflate libc's compressed debug
+ * sections, and interval=0.01 reports came 170 ms apart under load. */
+#define CACHE_SLOTS 8192 /* a power of two */
+#define CACHE_MAX (CACHE_SLOTS / 2)
+
+struct cached {
+    uintptr_t ret;
+    int max; /* 0: pw_symbols_lookup; else pw_symbols_expand's max */
+    int n;
+    struct pw_location *where; /* n of them, strings in the same block */
+    bool *inlined;
+};
+
+static struct cached *cache[CACHE_SLOTS];
+static size_t cache_used;
+static uint64_t cache_maps; /* the signature of the mappings it was filled under */
+static uint64_t dwarf_views;
 
 /* elfutils is not thread-safe as Debian builds it: two Dwfl handles used at
  * once (a report and an UNRELEASED line) were seen to lose symbols.  One view of
@@ -47,6 +74,109 @@ static const Dwfl_Callbacks callbacks = {
     .debuginfo_path = &debuginfo_path,
 };
 
+/* FNV-1a of every file-backed mapping line of /proc/self/maps (address
+ * range, offset, device, inode and path): any library loaded, unloaded or
+ * replaced changes it.  0 when the file cannot be read, which no cache
+ * matches. */
+static uint64_t
+maps_signature(void)
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (f == NULL)
+        return 0;
+    uint64_t h = 14695981039346656037ULL;
+    char line[1024];
+    while (fgets(line, sizeof(line), f) != NULL) {
+        if (strchr(line, '/') == NULL)
+            continue;
+        for (const char *c = line; *c != '\0'; c++)
+            h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    }
+    fclose(f);
+    return h == 0 ? 1 : h;
+}
+
+static void
+cache_clear(void)
+{
+    for (size_t i = 0; i < CACHE_SLOTS; i++) {
+        free(cache[i]);
+        cache[i] = NULL;
+    }
+    cache_used = 0;
+}
+
+static size_t
+cache_slot(uintptr_t ret, int max)
+{
+    uint64_t h = ((uint64_t)ret ^ ((uint64_t)max << 56)) * PW_HASH_GOLDEN;
+    size_t i = (size_t)(h >> 51) & (CACHE_SLOTS - 1);
+    while (cache[i] != NULL && (cache[i]->ret != ret || cache[i]->max != max))
+        i = (i + 1) & (CACHE_SLOTS - 1);
+    return i;
+}
+
+static int
+cache_get(uintptr_t ret, int max, struct pw_location *out, bool *inlined)
+{
+    const struct cached *c = cache[cache_slot(ret, max)];
+    if (c == NULL)
+        return 0;
+    memcpy(out, c->where, (size_t)c->n * sizeof(*out));
+    if (inlined != NULL)
+        memcpy(inlined, c->inlined, (size_t)c->n * sizeof(*inlined));
+    return c->n;
+}
+
+static size_t
+string_size(const char *str)
+{
+    return str != NULL ? strlen(str) + 1 : 0;
+}
+
+static const char *
+string_copy(char **to, const char *str)
+{
+    if (str == NULL)
+        return NULL;
+    size_t n = strlen(str) + 1;
+    char *copy = memcpy(*to, str, n);
+    *to += n;
+    return copy;
+}
+
+/* One block per address: the entry, its locations, their flags and their
+ * strings.  When the cache is full or memory short, the names are still
+ * returned, only not kept. */
+static void
+cache_put(uintptr_t ret, int max, const struct pw_location *where, const bool *inlined, int n)
+{
+    if (cache_used >= CACHE_MAX)
+        return;
+    size_t strings = 0;
+    for (int i = 0; i < n; i++)
+        strings += string_size(where[i].symbol) + string_size(where[i].library) + string_size(where[i].file);
+    size_t head = sizeof(struct cached) + (size_t)n * sizeof(struct pw_location);
+    struct cached *c = malloc(head + (size_t)n * sizeof(bool) + strings);
+    if (c == NULL)
+        return;
+    c->ret = ret;
+    c->max = max;
+    c->n = n;
+    c->where = (struct pw_location *)(c + 1);
+    c->inlined = (bool *)((char *)c + head);
+    char *to = (char *)(c->inlined + n);
+    for (int i = 0; i < n; i++) {
+        c->where[i] = where[i];
+        c->where[i].symbol = string_copy(&to, where[i].symbol);
+        c->where[i].library = string_copy(&to, where[i].library);
+        c->where[i].file = string_copy(&to, where[i].file);
+        c->inlined[i] = inlined != NULL ? inlined[i] : false;
+    }
+    cache[cache_slot(ret, max)] = c;
+    cache_used++;
+}
+
 struct pw_symbols *
 pw_symbols_open(void)
 {
@@ -54,6 +184,22 @@ pw_symbols_open(void)
     if (s == NULL)
         return NULL;
     pthread_mutex_lock(&dwfl_lock);
+    uint64_t maps = maps_signature();
+    if (maps == 0 || maps != cache_maps || cache_used >= CACHE_MAX) {
+        cache_clear();
+        cache_maps = maps;
+    }
+    return s;
+}
+
+/* The libdw view of the process, made on first need. */
+static Dwfl *
+view(struct pw_symbols *s)
+{
+    if (s->dwfl_tried)
+        return s->dwfl;
+    s->dwfl_tried = true;
+    dwarf_views++;
     s->dwfl = dwfl_begin(&callbacks);
     if (s->dwfl != NULL) {
         dwfl_report_begin(s->dwfl);
@@ -62,7 +208,16 @@ pw_symbols_open(void)
             s->dwfl = NULL;
         }
     }
-    return s;
+    return s->dwfl;
+}
+
+uint64_t
+pw_symbols_dwarf_views(void)
+{
+    pthread_mutex_lock(&dwfl_lock);
+    uint64_t n = dwarf_views;
+    pthread_mutex_unlock(&dwfl_lock);
+    return n;
 }
 
 void
@@ -121,11 +276,11 @@ absolute(struct pw_symbols *s, Dwarf_Die *cu, const char *file)
     return path;
 }
 
-void
-pw_symbols_lookup(struct pw_symbols *s, uintptr_t ret, struct pw_location *out)
+static void
+lookup(struct pw_symbols *s, uintptr_t ret, struct pw_location *out)
 {
     memset(out, 0, sizeof(*out));
-    if (s == NULL || s->dwfl == NULL || ret == 0)
+    if (s == NULL || view(s) == NULL || ret == 0)
         return;
     Dwarf_Addr call = (Dwarf_Addr)ret - 1;
     Dwfl_Module *mod = dwfl_addrmodule(s->dwfl, call);
@@ -183,12 +338,10 @@ call_site(Dwarf_Die *cudie, Dwarf_Die *inlined, const char **file, int *line)
         *file = dwarf_filesrc(files, value, NULL, NULL);
 }
 
-int
-pw_symbols_expand(struct pw_symbols *s, uintptr_t ret, struct pw_location *out, bool *inlined, int max)
+static int
+expand(struct pw_symbols *s, uintptr_t ret, struct pw_location *out, bool *inlined, int max)
 {
-    if (max <= 0)
-        return 0;
-    pw_symbols_lookup(s, ret, &out[0]);
+    lookup(s, ret, &out[0]);
     inlined[0] = false;
     if (s == NULL || s->dwfl == NULL || ret == 0 || max == 1)
         return 1;
@@ -230,4 +383,28 @@ pw_symbols_expand(struct pw_symbols *s, uintptr_t ret, struct pw_location *out, 
     out[n] = real;
     inlined[n] = false;
     return n + 1;
+}
+
+void
+pw_symbols_lookup(struct pw_symbols *s, uintptr_t ret, struct pw_location *out)
+{
+    if (s == NULL || ret == 0 || cache_get(ret, 0, out, NULL) == 0) {
+        lookup(s, ret, out);
+        if (s != NULL && ret != 0)
+            cache_put(ret, 0, out, NULL, 1);
+    }
+}
+
+int
+pw_symbols_expand(struct pw_symbols *s, uintptr_t ret, struct pw_location *out, bool *inlined, int max)
+{
+    if (max <= 0)
+        return 0;
+    int n = s != NULL && ret != 0 ? cache_get(ret, max, out, inlined) : 0;
+    if (n == 0) {
+        n = expand(s, ret, out, inlined, max);
+        if (s != NULL && ret != 0)
+            cache_put(ret, max, out, inlined, n);
+    }
+    return n;
 }

@@ -20,9 +20,14 @@ struct pw_location {
 };
 
 /* A view of the process's mappings as they are now.  Only one exists at a
- * time: a second open waits for the first to be closed. */
+ * time: a second open waits for the first to be closed.  Names found are
+ * kept for the next view while the same files stay mapped at the same
+ * places, so that a report reads DWARF only for addresses new to it. */
 PW_HIDDEN struct pw_symbols *pw_symbols_open(void);
 PW_HIDDEN void pw_symbols_close(struct pw_symbols *s);
+
+/* How many views had to ask libdw (for the unit test of the kept names). */
+PW_HIDDEN uint64_t pw_symbols_dwarf_views(void);
 
 /* Strings stay valid until pw_symbols_close.  ret is a return address: the
  * call it belongs to is looked up at ret - 1. */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "report/java_api.h"
+#include "report/where.h"
 #include "jvm/jni_table.h"
 #include "base/log.h"
 #include "state/methods.h"
@@ -134,27 +135,10 @@ api_where(JNIEnv *env, jclass cls, jint id)
     const struct pw_site *site = pw_site_get((uint32_t)id);
     uintptr_t ret = pw_method_caller(site->method, (uintptr_t)site->ret, NULL);
     char text[1024];
-    if (ret == 0) {
+    if (ret == 0)
         snprintf(text, sizeof(text), "0x%" PRIxPTR, (uintptr_t)site->ret);
-    } else {
-        struct pw_symbols *symbols = pw_symbols_open();
-        struct pw_location w = {0};
-        pw_symbols_lookup(symbols, ret, &w);
-        size_t n = 0;
-        if (w.symbol != NULL)
-            n += (size_t)snprintf(text, sizeof(text), "%s+0x%" PRIx64, w.symbol, w.offset);
-        else
-            n += (size_t)snprintf(text, sizeof(text), "0x%" PRIxPTR, ret);
-        if (w.library != NULL && n < sizeof(text)) {
-            const char *slash = strrchr(w.library, '/');
-            n += (size_t)snprintf(text + n, sizeof(text) - n, " (%s)", slash != NULL ? slash + 1 : w.library);
-        }
-        if (w.file != NULL && n < sizeof(text)) {
-            const char *slash = strrchr(w.file, '/');
-            snprintf(text + n, sizeof(text) - n, " %s:%d", slash != NULL ? slash + 1 : w.file, w.line);
-        }
-        pw_symbols_close(symbols);
-    }
+    else
+        pw_where_text(ret, text, sizeof(text));
     return pw_jni.NewStringUTF(env, text);
 }
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "report/report.h"
+#include "report/jfr.h"
 #include "base/io.h"
 #include "base/log.h"
 
@@ -221,10 +222,14 @@ pw_report_write(const char *reason, const struct pw_options *opts, struct pw_sna
                               &(struct pw_metrics_style){.rows = opts->metrics_rows, .pid_label = true});
     else
         pw_report_text(&snap, &text);
-    if (text.failed)
+    if (text.failed) {
         pw_log_error("out of memory formatting a %s report", reason);
-    else
+    } else {
         emit(opts, &text);
+        /* Queued for the Flight Recorder, if a recording wants it: never
+         * waits, whichever thread writes the report. */
+        pw_jfr_report(reason, &snap.totals, opts->threshold);
+    }
     pw_strbuf_free(&text);
     pw_snapshot_free(&snap);
     pthread_mutex_unlock(&report_lock);

@@ -505,25 +505,28 @@ long_critical(const struct pw_snapshot *snap, uint32_t site, struct pw_snap_find
     }
 }
 
+const char *
+pw_snap_finding_call_function(enum pw_finding_kind kind, const struct pw_site *site, uint32_t detail)
+{
+    switch (kind) {
+    case PW_FINDING_JNI_IN_CRITICAL:
+    case PW_FINDING_DOUBLE_DELETE:
+    case PW_FINDING_LOCAL_LIMIT: return pw_jni_slot_name(detail);
+    case PW_FINDING_LONG_CRITICAL: return site != NULL ? pw_release_name(site->fn) : "?";
+    default: return pw_release_name(detail);
+    }
+}
+
 /* The offending call's function, and its figures for long_critical. */
 static void
 finding_call(struct pw_snapshot *snap, const struct pw_finding_row *r, const struct pw_site *site,
              struct pw_snap_finding *f)
 {
-    switch (r->kind) {
-    case PW_FINDING_JNI_IN_CRITICAL:
-    case PW_FINDING_DOUBLE_DELETE:
-    case PW_FINDING_LOCAL_LIMIT:
-        f->call_function = pw_jni_slot_name(r->detail);
-        if (r->kind != PW_FINDING_JNI_IN_CRITICAL)
-            snap->totals.ref_findings += r->count;
-        break;
-    case PW_FINDING_LONG_CRITICAL:
-        f->call_function = site != NULL ? pw_release_name(site->fn) : "?";
+    f->call_function = pw_snap_finding_call_function(r->kind, site, r->detail);
+    if (r->kind == PW_FINDING_DOUBLE_DELETE || r->kind == PW_FINDING_LOCAL_LIMIT)
+        snap->totals.ref_findings += r->count;
+    else if (r->kind == PW_FINDING_LONG_CRITICAL)
         long_critical(snap, r->site, f);
-        break;
-    default: f->call_function = pw_release_name(r->detail); break;
-    }
 }
 
 static void

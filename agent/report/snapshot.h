@@ -165,6 +165,11 @@ PW_HIDDEN const char *pw_snap_ref_function_name(uint32_t fn);
  * that made a reference. */
 PW_HIDDEN const char *pw_snap_site_function(const struct pw_site *site);
 
+/* A finding's offending call, as the reports name it: the release or
+ * delete function, or the JNI function called (detail as pw_finding's). */
+PW_HIDDEN const char *pw_snap_finding_call_function(enum pw_finding_kind kind, const struct pw_site *site,
+                                                    uint32_t detail);
+
 /* refs= from o: whether reports carry a references section. */
 PW_HIDDEN void pw_snapshot_start(const struct pw_options *o);
 

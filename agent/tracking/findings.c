@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "tracking/findings.h"
+#include "tracking/events.h"
 #include "state/methods.h"
 #include "state/frame_layout.h"
 #include "state/site_table.h"
@@ -120,10 +121,13 @@ pw_finding(enum pw_finding_kind kind, uint32_t site, void *call, uint32_t detail
     if (kind == PW_FINDING_DOUBLE_RELEASE)
         atomic_fetch_add_explicit(&double_releases, 1, memory_order_relaxed);
     struct finding *f = find_or_add(kind, site, (uintptr_t)call, detail);
+    uint64_t count = 0;
     if (f != NULL)
-        atomic_fetch_add_explicit(&f->count, 1, memory_order_relaxed);
+        count = atomic_fetch_add_explicit(&f->count, 1, memory_order_relaxed) + 1;
     else
         atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+    pw_events_finding(kind, site, (uintptr_t)call, (detail & PW_FINDING_TAIL) != 0, detail & ~PW_FINDING_TAIL,
+                      count);
 }
 
 uint64_t

@@ -9,7 +9,8 @@
 --list prints one case a line, `GROUP NAME TIMEOUT serial|parallel`: tests/jvm/meson.build
 registers the tests from it, so a case is added to its area's CASES and nowhere else.  Groups:
 `jvm` and `metrics` run here; `real` (real.py) and `junit` (junit.py) have drivers of their own
-(they fetch from Maven Central and take other arguments), listed here all the same.
+(they fetch from Maven Central and take other arguments) and so has `jfr` (jfr.py: it records
+the training example), listed here all the same.
 
 The cases live by area, each file with its CASES (name: Case(function, meson timeout, serial)):
 
@@ -23,6 +24,7 @@ The cases live by area, each file with its CASES (name: Case(function, meson tim
     metrics.py   metrics for Prometheus (endpoint, textfile, a real Prometheus)
     real.py      published JNI libraries that shipped pin leaks (suite real)
     junit.py     the JUnit 5 extension in a real Maven build (suite junit)
+    jfr.py       pinwatch's Flight Recorder events (suite jfr)
 
 with harness.py (running a JVM, reading and checking reports) and common.py (helpers more
 than one area uses).
@@ -39,6 +41,7 @@ import sys
 import api
 import attach
 import findings
+import jfr
 import junit
 import metrics
 import options
@@ -53,6 +56,7 @@ GROUPS = {
     'metrics': (metrics,),
     'real': (real,),
     'junit': (junit,),
+    'jfr': (jfr,),
 }
 
 

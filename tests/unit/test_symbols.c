@@ -7,7 +7,9 @@
  * DEBUGINFOD_URLS is set.  The library looked into is libdw itself, whose
  * debug package (unlike libc6-dbg, which valgrind brings) nothing installs.  jvm/symbols.c looks by build id on the local
  * disk only; this fails if libdebuginfod is mapped after a lookup, and
- * skips where it is not installed, since nothing could load it there. */
+ * skips where it is not installed, since nothing could load it there.
+ * It also checks that names found are kept for the next view while the
+ * same files stay mapped (no libdw at all then), and only then. */
 #include "jvm/symbols.h"
 #include "unit_check.h"
 
@@ -44,6 +46,30 @@ main(void)
     snprintf(named, sizeof(named), "%s in %s", where.symbol, where.library);
     pw_symbols_close(s);
     CHECK(!mapped("libdebuginfod"), "a lookup (%s) loaded libdebuginfod", named);
+    CHECK(pw_symbols_dwarf_views() == 1, "libdw views after one lookup: %llu",
+          (unsigned long long)pw_symbols_dwarf_views());
+
+    /* The same address in the next view: named from what was kept. */
+    s = pw_symbols_open();
+    pw_symbols_lookup(s, (uintptr_t)&dwfl_begin + 2, &where);
+    CHECK(where.symbol != NULL && strstr(named, where.symbol) == named, "kept name %s, first %s",
+          where.symbol ? where.symbol : "(none)", named);
+    pw_symbols_close(s);
+    CHECK(pw_symbols_dwarf_views() == 1, "a second view of the same mappings asked libdw again");
+
+    /* A library mapped since: the kept names are dropped and asked again. */
+    static const char *const others[] = {"libm.so.6", "libanl.so.1", "libutil.so.1", "libresolv.so.2"};
+    void *other = NULL;
+    for (size_t i = 0; other == NULL && i < sizeof(others) / sizeof(others[0]); i++)
+        if (!mapped(others[i]))
+            other = dlopen(others[i], RTLD_NOW);
+    CHECK(other != NULL, "no library left to map: the mappings cannot be changed");
+    s = pw_symbols_open();
+    pw_symbols_lookup(s, (uintptr_t)&dwfl_begin + 2, &where);
+    pw_symbols_close(s);
+    CHECK(pw_symbols_dwarf_views() == 2, "a view after a dlopen did not ask libdw: %llu views",
+          (unsigned long long)pw_symbols_dwarf_views());
+    dlclose(other);
 
     void *client = dlopen("libdebuginfod.so.1", RTLD_LAZY);
     if (client == NULL) {
