@@ -75,15 +75,55 @@ static const unsigned elements_size[] = {
     [PW_FN_FLOAT_ELEMENTS] = sizeof(jfloat),     [PW_FN_DOUBLE_ELEMENTS] = sizeof(jdouble),
 };
 
-static inline __attribute__((always_inline)) void
-acquired_elements(JNIEnv *env, enum pw_function fn, uint32_t slot, void *ret, const void *p, jarray array)
+/* Any elements Get but the common one (acquired_elements), done in full:
+ * on a thread without state yet, inside a critical region, outside any
+ * native method, or anything pw_track_get_in leaves to pw_track_get.
+ * Returns p, so that the hooks jump here. */
+static __attribute__((noinline)) void *
+acquired_elements_other(JNIEnv *env, enum pw_function fn, uint32_t slot, void *ret, void *p, jarray array)
 {
     /* A Get of the elements or string families made inside a critical
      * region is itself a JNI call the specification forbids there. */
     struct pw_thread *t = pw_hook_enter(slot, ret);
-    if (PW_UNLIKELY(t == NULL))
-        return;
-    pw_track_get(env, t, fn, ret, p, array_bytes(env, t, array, elements_size[fn]), array);
+    if (PW_LIKELY(t != NULL))
+        pw_track_get(env, t, fn, ret, p, array_bytes(env, t, array, elements_size[fn]), array);
+    return p;
+}
+
+/* One Get in PW_SAMPLE_PERIOD, once recorded.  Returns p, so that the
+ * hooks jump here. */
+static __attribute__((noinline)) void *
+sampled(struct pw_thread *t, void *ret, void *p)
+{
+    pw_track_sample(t, ret);
+    return p;
+}
+
+/* The common Get, inlined into each hook: a thread inside a native method
+ * and outside any critical region (so no finding to make), whose array is
+ * the one whose length it remembers.  The frame is found once, for the
+ * length cache and the tracker both.  Anything else goes to
+ * acquired_elements_other, which starts over: nothing here calls out, so
+ * the hook keeps only what its JVM call needs in saved registers. */
+static inline __attribute__((always_inline)) void *
+acquired_elements(JNIEnv *env, enum pw_function fn, uint32_t slot, void *ret, void *p, jarray array)
+{
+    struct pw_thread *t = pw_tls_self;
+    if (PW_UNLIKELY(t == NULL || t->critical != 0 || t->depth == 0))
+        return acquired_elements_other(env, fn, slot, ret, p, array);
+    struct pw_frame *f = &t->frames[t->depth - 1];
+    /* The length cache's serial is 0 only before its first answer, when its
+     * array is NULL: no Get's array (never NULL here: the JVM handed out
+     * elements) matches it, so f->serial need not be tested against 0. */
+    if (PW_UNLIKELY(t->length_cache.serial != f->serial || t->length_cache.array != array))
+        return acquired_elements_other(env, fn, slot, ret, p, array);
+    uint64_t size = (uint64_t)t->length_cache.length * elements_size[fn];
+    enum pw_get_done done = pw_track_get_in(t, f, fn, ret, p, size, array);
+    if (PW_LIKELY(done == PW_GET_DONE))
+        return p;
+    if (done == PW_GET_SAMPLE)
+        return sampled(t, ret, p);
+    return acquired_elements_other(env, fn, slot, ret, p, array);
 }
 
 /* The JVM's release for a family.  A pin released through the wrong family
@@ -240,7 +280,11 @@ released_slow(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *
 static __attribute__((noinline)) void
 released_other(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
 {
-    struct pw_thread *t = pw_tls_self;
+    struct pw_thread *t = pw_thread_self();
+    if (PW_UNLIKELY(t == NULL)) {
+        release_as(env, NULL, fn, obj, p, mode);
+        return;
+    }
     struct pw_release r = pw_track_release(t, fn, p, mode, call);
     if (PW_LIKELY(r.action == PW_RELEASE_PASS && (!r.found || r.ref == obj || !r.same_call)))
         release_as(env, t, fn, obj, p, mode);
@@ -251,12 +295,8 @@ released_other(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *
 static inline __attribute__((always_inline)) void
 released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
 {
-    struct pw_thread *t = pw_thread_self();
-    if (PW_UNLIKELY(t == NULL)) {
-        release_as(env, NULL, fn, obj, p, mode);
-        return;
-    }
-    if (PW_LIKELY(pw_track_release_own(t, fn, p, mode, obj, call)))
+    struct pw_thread *t = pw_tls_self;
+    if (PW_LIKELY(t != NULL) && PW_LIKELY(pw_track_release_own(t, fn, p, mode, obj, call)))
         release_as(env, t, fn, obj, p, mode);
     else
         released_other(env, fn, obj, p, mode, call);
@@ -267,9 +307,9 @@ released(JNIEnv *env, uint32_t fn, jobject obj, void *p, jint mode, void *call)
     { \
         void *ret = PW_RETURN_ADDRESS(); \
         jtype *p = pw_jni.Get##Type##ArrayElements(env, array, is_copy); \
-        if (p != NULL) \
-            acquired_elements(env, FN, PW_JNI_SLOT(Get##Type##ArrayElements), ret, p, array); \
-        return p; \
+        if (PW_UNLIKELY(!PW_KEY_IS_PIN((uintptr_t)p))) /* NULL, or a table's marker no JVM hands out */ \
+            return p; \
+        return acquired_elements(env, FN, PW_JNI_SLOT(Get##Type##ArrayElements), ret, p, array); \
     } \
     static void JNICALL hook_Release##Type##ArrayElements(JNIEnv *env, jtype##Array array, jtype *elems, \
                                                           jint mode) \
@@ -320,14 +360,15 @@ learn_elem_size(JNIEnv *env, jarray array)
     return size;
 }
 
-static void *JNICALL
-hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
+/* Any GetPrimitiveArrayCritical but the common one, done in full. */
+static __attribute__((noinline)) void *
+critical_other(JNIEnv *env, jarray array, jboolean *is_copy, void *ret)
 {
-    void *ret = PW_RETURN_ADDRESS();
     struct pw_thread *t = pw_thread_self();
     if (PW_UNLIKELY(t == NULL))
         return pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
-    uint32_t site = pw_track_site(env, t, PW_KIND_PIN, PW_FN_ARRAY_CRITICAL, ret);
+    const struct pw_site_ref at = *pw_track_site_ref(env, t, PW_KIND_PIN, PW_FN_ARRAY_CRITICAL, ret);
+    uint32_t site = at.site;
     uint64_t size = 0;
     if (t->critical == 0 && array != NULL) {
         struct pw_site *s = pw_site_get(site);
@@ -342,7 +383,37 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
     if (p != NULL) {
         t->critical++;
         t->critical_site = site;
-        pw_track_acquire(t, site, PW_FN_ARRAY_CRITICAL, p, size, array);
+        pw_track_acquire_at(t, &at, PW_FN_ARRAY_CRITICAL, p, size, array);
+    }
+    return p;
+}
+
+/* The common critical, as the elements Get does it: inside a native method,
+ * outside any other critical region, at a site whose element size is known
+ * and whose array's length the thread remembers.  Every test is made before
+ * the region opens, and nothing but the JVM's call comes between them and
+ * the record, which makes no JNI call (none is allowed inside). */
+static void *JNICALL
+hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
+{
+    void *ret = PW_RETURN_ADDRESS();
+    struct pw_thread *t = pw_tls_self;
+    if (PW_UNLIKELY(t == NULL || t->critical != 0 || t->depth == 0))
+        return critical_other(env, array, is_copy, ret);
+    struct pw_frame *f = &t->frames[t->depth - 1];
+    const struct pw_site_ref *at = pw_track_critical_ready(t, f, PW_FN_ARRAY_CRITICAL, ret);
+    if (PW_UNLIKELY(at == NULL || t->length_cache.serial != f->serial || t->length_cache.array != array))
+        return critical_other(env, array, is_copy, ret);
+    unsigned elem = atomic_load_explicit(&pw_site_get(at->site)->elem_size, memory_order_relaxed);
+    if (PW_UNLIKELY(elem == 0))
+        return critical_other(env, array, is_copy, ret);
+    uint64_t size = (uint64_t)t->length_cache.length * elem;
+    void *p = pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
+    if (PW_LIKELY(p != NULL)) {
+        t->critical++;
+        t->critical_site = at->site;
+        if (PW_LIKELY(PW_KEY_IS_PIN((uintptr_t)p)))
+            pw_track_critical_commit(t, f, at, p, size, array);
     }
     return p;
 }
@@ -360,9 +431,9 @@ hook_GetStringChars(JNIEnv *env, jstring string, jboolean *is_copy)
     const jchar *p = pw_jni.GetStringChars(env, string, is_copy);
     struct pw_thread *t;
     if (p != NULL && (t = pw_hook_enter(PW_JNI_SLOT(GetStringChars), ret)) != NULL) {
-        uint32_t site = pw_track_site(env, t, PW_KIND_PIN, PW_FN_STRING_CHARS, ret);
+        const struct pw_site_ref at = *pw_track_site_ref(env, t, PW_KIND_PIN, PW_FN_STRING_CHARS, ret);
         uint64_t size = t->critical == 0 ? (uint64_t)pw_jni.GetStringLength(env, string) * 2 : 0;
-        pw_track_acquire(t, site, PW_FN_STRING_CHARS, p, size, string);
+        pw_track_acquire_at(t, &at, PW_FN_STRING_CHARS, p, size, string);
     }
     return p;
 }
@@ -380,8 +451,8 @@ hook_GetStringUTFChars(JNIEnv *env, jstring string, jboolean *is_copy)
     const char *p = pw_jni.GetStringUTFChars(env, string, is_copy);
     struct pw_thread *t;
     if (p != NULL && (t = pw_hook_enter(PW_JNI_SLOT(GetStringUTFChars), ret)) != NULL) {
-        uint32_t site = pw_track_site(env, t, PW_KIND_PIN, PW_FN_STRING_UTF_CHARS, ret);
-        pw_track_acquire(t, site, PW_FN_STRING_UTF_CHARS, p, strlen(p) + 1, string);
+        const struct pw_site_ref *at = pw_track_site_ref(env, t, PW_KIND_PIN, PW_FN_STRING_UTF_CHARS, ret);
+        pw_track_acquire_at(t, at, PW_FN_STRING_UTF_CHARS, p, strlen(p) + 1, string);
     }
     return p;
 }
@@ -399,13 +470,13 @@ hook_GetStringCritical(JNIEnv *env, jstring string, jboolean *is_copy)
     struct pw_thread *t = pw_thread_self();
     if (PW_UNLIKELY(t == NULL))
         return pw_jni.GetStringCritical(env, string, is_copy);
-    uint32_t site = pw_track_site(env, t, PW_KIND_PIN, PW_FN_STRING_CRITICAL, ret);
+    const struct pw_site_ref at = *pw_track_site_ref(env, t, PW_KIND_PIN, PW_FN_STRING_CRITICAL, ret);
     uint64_t size = t->critical == 0 && string != NULL ? (uint64_t)pw_jni.GetStringLength(env, string) * 2 : 0;
     const jchar *p = pw_jni.GetStringCritical(env, string, is_copy);
     if (p != NULL) {
         t->critical++;
-        t->critical_site = site;
-        pw_track_acquire(t, site, PW_FN_STRING_CRITICAL, p, size, string);
+        t->critical_site = at.site;
+        pw_track_acquire_at(t, &at, PW_FN_STRING_CRITICAL, p, size, string);
     }
     return p;
 }

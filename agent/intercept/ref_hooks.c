@@ -49,17 +49,27 @@ pw_ref_hooks_start(const struct pw_options *o)
     enabled = o->refs;
 }
 
+/* Any local made but the common one (local_made), done in full.  Returns
+ * r, so that local_made jumps here. */
+static __attribute__((noinline)) jobject
+local_made_other(JNIEnv *env, uint32_t slot, jobject r, void *ret)
+{
+    struct pw_thread *t = pw_hook_enter(slot, ret);
+    if (r != NULL && PW_LIKELY(t != NULL))
+        pw_refs_local_made(env, t, slot, r, ret);
+    return r;
+}
+
+/* The common case tested first (a thread outside any critical region, so
+ * no finding to make, and pw_refs_local_made_fast's), calling nothing:
+ * anything else starts over in local_made_other. */
 static inline jobject
 local_made(JNIEnv *env, uint32_t slot, jobject r, void *ret)
 {
-    if (r != NULL) {
-        struct pw_thread *t = pw_hook_enter(slot, ret);
-        if (PW_LIKELY(t != NULL))
-            pw_refs_local_made_fast(env, t, slot, r, ret);
-    } else {
-        (void)pw_hook_enter(slot, ret);
-    }
-    return r;
+    struct pw_thread *t = pw_tls_self;
+    if (PW_LIKELY(r != NULL && t != NULL && t->critical == 0) && PW_LIKELY(pw_refs_local_made_fast(t, slot, ret)))
+        return r;
+    return local_made_other(env, slot, r, ret);
 }
 
 /* --- global and weak global references ------------------------------- */
@@ -114,15 +124,29 @@ hook_DeleteWeakGlobalRef(JNIEnv *env, jweak ref)
 
 /* --- local reference lifetimes --------------------------------------- */
 
-static void JNICALL
-hook_DeleteLocalRef(JNIEnv *env, jobject ref)
+/* Any DeleteLocalRef but the common one, done in full. */
+static __attribute__((noinline)) void
+local_deleted_other(JNIEnv *env, jobject ref, void *ret)
 {
-    void *ret = PW_RETURN_ADDRESS();
     struct pw_thread *t = pw_hook_enter(PW_JNI_SLOT(DeleteLocalRef), ret);
     if (ref != NULL && PW_LIKELY(t != NULL) && !pw_refs_local_deleted_fast(t) &&
         !pw_refs_local_deleting(t, ref, ret))
         return;
     pw_jni.DeleteLocalRef(env, ref);
+}
+
+/* The common delete (inside a native method, outside any critical region)
+ * calls nothing before its tail call to the JVM; anything else starts over
+ * in local_deleted_other. */
+static void JNICALL
+hook_DeleteLocalRef(JNIEnv *env, jobject ref)
+{
+    struct pw_thread *t = pw_tls_self;
+    if (PW_LIKELY(ref != NULL && t != NULL && t->critical == 0) && PW_LIKELY(pw_refs_local_deleted_fast(t))) {
+        pw_jni.DeleteLocalRef(env, ref);
+        return;
+    }
+    local_deleted_other(env, ref, PW_RETURN_ADDRESS());
 }
 
 static jint JNICALL

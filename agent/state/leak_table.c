@@ -116,7 +116,7 @@ unpack(const struct leak_slot *slot, struct pw_pin_info *out)
     out->ref = NULL;
     /* Not stored (24 bytes a pin): the site knows them. */
     const struct pw_site *site = pw_site_get(out->site);
-    out->fn = (uint8_t)site->fn;
+    out->fn = (uint16_t)site->fn;
     out->suppressed = site->suppressed;
 }
 

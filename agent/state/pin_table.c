@@ -7,6 +7,8 @@
 
 #define INITIAL_BITS 4
 
+struct pw_pin_slot pw_pin_no_slot; /* key PW_KEY_EMPTY, never written */
+
 static inline uint32_t
 slot_of(const struct pw_pin_table *tab, uintptr_t key)
 {
@@ -26,6 +28,15 @@ pw_pin_table_unlock(struct pw_pin_table *tab)
     atomic_flag_clear_explicit(&tab->lock, memory_order_release);
 }
 
+/* Empty slots an insert may claim in a table of mask + 1 slots holding
+ * used pins and tombstones: up to a load of 3/4. */
+static uint32_t
+room_of(uint32_t mask, uint32_t used)
+{
+    uint32_t most = (mask + 1) / 4 * 3;
+    return used < most ? most - used : 0;
+}
+
 static struct pw_pin_slot *
 alloc_slots(uint32_t bits)
 {
@@ -42,12 +53,13 @@ bool
 pw_pin_table_init(struct pw_pin_table *tab)
 {
     atomic_flag_clear(&tab->lock);
+    tab->last = &pw_pin_no_slot;
     tab->slots = alloc_slots(INITIAL_BITS);
     if (tab->slots == NULL)
         return false;
     tab->shift = 64 - INITIAL_BITS;
     tab->mask = (1u << INITIAL_BITS) - 1;
-    tab->used = 0;
+    tab->room = room_of(tab->mask, 0);
     return true;
 }
 
@@ -56,6 +68,7 @@ pw_pin_table_free(struct pw_pin_table *tab)
 {
     free_slots(tab->slots, tab->mask);
     tab->slots = NULL;
+    tab->last = &pw_pin_no_slot;
 }
 
 /* Rebuilds the table without tombstones, doubling it when pins fill more
@@ -90,7 +103,8 @@ rehash(struct pw_pin_table *tab)
     tab->slots = fresh;
     tab->shift = next.shift;
     tab->mask = next.mask;
-    tab->used = live;
+    tab->room = room_of(next.mask, live);
+    tab->last = &pw_pin_no_slot;
     free_slots(old, old_mask);
     return true;
 }
@@ -127,21 +141,6 @@ take_remote(struct pw_pin_slot *s, uintptr_t key, struct pw_pin_info *out)
     if (out != NULL)
         *out = info;
     return true;
-}
-
-struct pw_pin_slot *
-pw_pin_table_slot(struct pw_pin_table *tab, uintptr_t key)
-{
-    uint32_t i = slot_of(tab, key);
-    for (;;) {
-        struct pw_pin_slot *s = &tab->slots[i];
-        uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
-        if (k == PW_KEY_EMPTY)
-            return NULL;
-        if (k == key)
-            return s;
-        i = (i + 1) & tab->mask;
-    }
 }
 
 const struct pw_pin_slot *

@@ -16,6 +16,7 @@
 #define PW_PIN_TABLE_H
 
 #include "base/pinwatch.h"
+#include "state/site_table.h"
 
 #include <stdatomic.h>
 
@@ -24,19 +25,32 @@
 #define PW_KEY_BUSY ((uintptr_t)2) /* being removed by another thread */
 #define PW_KEY_IS_PIN(k) ((k) > PW_KEY_BUSY)
 
-/* What is known of one pin besides its address. */
+/* What is known of one pin besides its address.  40 bytes, as before the
+ * counters' pointer came in: the fields are ordered so that none pads. */
 struct pw_pin_info {
-    uint64_t size;   /* bytes */
-    uint32_t site;   /* site_table id: method, function, call site */
+    uint64_t size; /* bytes */
+    jobject ref;   /* the array or string it came from, as the Get saw it;
+                      only meaningful while that invocation runs (NULL in
+                      the leak table) */
+    union {
+        /* The site as the thread's site cache holds it, copied whole. */
+        struct pw_site_ref at;
+        struct {
+            /* The taking thread's counters for the site, so that the
+             * owner's release counts without looking the site up.  Only
+             * the owner may use it: another thread counts into its own. */
+            struct pw_counts *counts;
+            uint32_t site;   /* site_table id: method, function, call site */
+            uint16_t fn;     /* the site's acquire function (its key), kept
+                                here so that a release need not read the
+                                shared site table */
+            bool suppressed; /* likewise the site's suppression */
+        };
+    };
     uint32_t serial; /* invocation that took it (0: none, a native thread) */
     uint32_t t_ms;   /* pw_clock_ms() when taken, modulo 2^32 */
-    jobject ref;     /* the array or string it came from, as the Get saw it;
-                        only meaningful while that invocation runs (NULL in
-                        the leak table) */
-    uint8_t fn;      /* the site's acquire function, kept here so that a
-                        release need not read the shared site table */
-    bool suppressed; /* likewise the site's suppression */
 };
+_Static_assert(sizeof(struct pw_pin_info) == 40, "a pin's record stays 40 bytes");
 
 /* One release as a thread's ring of recent releases keeps it (thread_state.h). */
 struct pw_recent_release {
@@ -49,11 +63,23 @@ struct pw_pin_slot {
     struct pw_pin_info info;
 };
 
+/* An empty slot for pw_pin_table.last to point at when no slot may be
+ * (a table just made or rebuilt). */
+PW_HIDDEN extern struct pw_pin_slot pw_pin_no_slot;
+
 struct pw_pin_table {
     struct pw_pin_slot *slots;
+    /* Owner only: the slot of the latest insert (or pw_pin_no_slot), where
+     * a release looks first.  Most pins are given back before the thread's
+     * next Get, so the common release finds its slot without hashing; the
+     * slot may hold another pin or none by then, which its key tells. */
+    struct pw_pin_slot *last;
     uint32_t shift; /* 64 - log2(capacity) */
     uint32_t mask;  /* capacity - 1 */
-    uint32_t used;  /* pins + tombstones; owner only */
+    /* Empty slots an insert may still claim before the table is rebuilt
+     * (a load of 3/4, pins and tombstones); owner only.  Counted down, so
+     * that an insert tests one word. */
+    uint32_t room;
     atomic_flag lock;
 };
 
@@ -71,32 +97,51 @@ pw_pin_table_slot_of(const struct pw_pin_table *tab, uintptr_t key)
  * before an insert would fill it past 3/4.  False when memory ran out. */
 PW_HIDDEN bool pw_pin_table_make_room(struct pw_pin_table *tab);
 
-/* Owner only.  Returns false when memory ran out.  Inline: it is half of
- * every Get's bookkeeping. */
-static inline bool
-pw_pin_table_insert(struct pw_pin_table *tab, uintptr_t key, const struct pw_pin_info *info)
+/* Owner only, in a table with room (tab->room > 0): an insert in two
+ * steps, so that the caller writes the record's fields straight into the
+ * slot (a record built aside and copied in costs a copy).  claim returns
+ * the free slot where key goes; the caller fills its info; publish makes
+ * it a pin.  Inline: it is half of every Get's bookkeeping. */
+static inline struct pw_pin_slot *
+pw_pin_table_claim(struct pw_pin_table *tab, uintptr_t key)
 {
-    if (PW_UNLIKELY((tab->used + 1) * 4 > (tab->mask + 1) * 3) && !pw_pin_table_make_room(tab))
-        return false;
     uint32_t i = pw_pin_table_slot_of(tab, key);
     for (;;) {
         struct pw_pin_slot *s = &tab->slots[i];
         uintptr_t k = atomic_load_explicit(&s->key, memory_order_relaxed);
         if (k == PW_KEY_EMPTY || k == PW_KEY_TOMB) {
-            tab->used += k == PW_KEY_EMPTY;
             /* A visitor that read the slot's old key must see it gone
              * before it can see any of the new fields (pw_pin_table_visit
              * checks the key again after copying them).  x86 keeps stores
              * in order by itself; aarch64 needs the barrier, and only when
              * a tombstone is reused. */
-            if (k == PW_KEY_TOMB)
+            if (k == PW_KEY_EMPTY)
+                tab->room--;
+            else
                 atomic_thread_fence(memory_order_release);
-            s->info = *info;
-            atomic_store_explicit(&s->key, key, memory_order_release);
-            return true;
+            return s;
         }
         i = (i + 1) & tab->mask;
     }
+}
+
+static inline void
+pw_pin_table_publish(struct pw_pin_table *tab, struct pw_pin_slot *s, uintptr_t key)
+{
+    atomic_store_explicit(&s->key, key, memory_order_release);
+    tab->last = s;
+}
+
+/* Owner only.  Returns false when memory ran out. */
+static inline bool
+pw_pin_table_insert(struct pw_pin_table *tab, uintptr_t key, const struct pw_pin_info *info)
+{
+    if (PW_UNLIKELY(tab->room == 0) && !pw_pin_table_make_room(tab))
+        return false;
+    struct pw_pin_slot *s = pw_pin_table_claim(tab, key);
+    s->info = *info;
+    pw_pin_table_publish(tab, s, key);
+    return true;
 }
 
 /* Owner only: removes one pin with this key and returns its slot, whose
@@ -105,8 +150,28 @@ PW_HIDDEN const struct pw_pin_slot *pw_pin_table_take(struct pw_pin_table *tab, 
 
 /* Owner only: the slot of one live pin with this key, left in place (NULL
  * when absent); pw_pin_table_take_slot then removes it.  Lets a caller
- * look at the pin before deciding to take it. */
-PW_HIDDEN struct pw_pin_slot *pw_pin_table_slot(struct pw_pin_table *tab, uintptr_t key);
+ * look at the pin before deciding to take it.  Inline: it is the owner's
+ * one probe of every release. */
+static inline struct pw_pin_slot *
+pw_pin_table_slot(struct pw_pin_table *tab, uintptr_t key)
+{
+    struct pw_pin_slot *last = tab->last;
+    if (PW_LIKELY(atomic_load_explicit(&last->key, memory_order_acquire) == key)) {
+        if (last == NULL)
+            __builtin_unreachable(); /* it was just read through: callers need not test it */
+        return last;
+    }
+    uint32_t i = pw_pin_table_slot_of(tab, key);
+    for (;;) {
+        struct pw_pin_slot *s = &tab->slots[i];
+        uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
+        if (PW_LIKELY(k == key))
+            return s;
+        if (k == PW_KEY_EMPTY)
+            return NULL;
+        i = (i + 1) & tab->mask;
+    }
+}
 
 /* Owner only: removes the pin in slot s, whose key was read as key.  False
  * when another thread took it since (both released it at once: this release

@@ -75,8 +75,9 @@ place(struct record *slots, uint32_t mask, uint64_t h, const struct record *r)
 }
 
 /* Rebuilds the shard without its tombstones, doubling it unless the live
- * records fill less than half of it. */
-static bool
+ * records fill less than half of it.  Out of line: inlined, its loops made
+ * every insert and remove save and restore registers they never use. */
+static __attribute__((noinline)) bool
 rebuild(struct shard *s)
 {
     uint32_t cap = s->mask == 0 ? MIN_CAPACITY : s->mask + 1;
@@ -99,7 +100,7 @@ rebuild(struct shard *s)
 
 /* The handle's record, or the empty slot that ends its probe; NULL when the
  * shard has no room (memory ran out growing it).  Under the shard's lock. */
-static struct record *
+static inline struct record *
 slot_for(struct shard *s, uintptr_t handle, uint64_t h)
 {
     if (s->slots == NULL || (s->used + 1) * 4 > (s->mask + 1) * 3) {

@@ -47,9 +47,24 @@ struct pw_site {
     } ref;
 };
 
-/* A site's kind and function as one word: what the site cache compares
- * (state/thread_state.h).  A pin's key is its fn. */
-#define PW_SITE_KEY(kind, fn) ((uint32_t)(kind) << 16 | (uint32_t)(fn))
+/* A site's kind and function as one 16-bit word: what the site cache
+ * compares (state/thread_state.h).  fn is below 4096 (an enum pw_function
+ * or a JNI table slot).  A pin's key is its fn: PW_KIND_PIN is 0. */
+#define PW_SITE_KEY(kind, fn) ((uint16_t)((uint32_t)(kind) << 12 | (uint32_t)(fn)))
+_Static_assert(PW_KIND_PIN == 0 && PW_KIND_COUNT <= 16, "a pin's site key is its fn");
+
+struct pw_counts;
+
+/* What a thread's site cache entry keeps of a site (state/thread_state.h),
+ * and what a pin's record takes from it (state/pin_table.h): one 16-byte
+ * block, copied whole by the Get. */
+struct pw_site_ref {
+    struct pw_counts *counts; /* this thread's counters for the site, never NULL */
+    uint32_t site;
+    uint16_t key;    /* PW_SITE_KEY(kind, fn): in a pin's record, its fn */
+    bool suppressed; /* the site's, which never changes */
+};
+_Static_assert(sizeof(struct pw_site_ref) == 16, "a site reference is 16 bytes");
 
 /* Returns the site's id, creating it on first sight (the only path that
  * locks, once per site). */

@@ -29,12 +29,12 @@ struct pw_frame {
     uint64_t locals;
 };
 
-#define PW_SITE_CACHE_BITS 6
+#define PW_SITE_CACHE_BITS 7
 #define PW_SITE_CACHE (1 << PW_SITE_CACHE_BITS)
 
 /* Recently released pins, newest last (struct pw_recent_release): what
  * tells a double release from a release of a pointer never seen. */
-#define PW_RECENT_RELEASES 256
+#define PW_RECENT_RELEASES 256 /* releases.next is a byte */
 
 /* References (refs=on).  Local frames pushed inside a native method
  * invocation, innermost last: the invocation's local count when pushed. */
@@ -53,15 +53,15 @@ struct pw_local_frame {
 };
 
 /* What a thread remembers of a site it met: keyed by (method, key, ret)
- * where key is PW_SITE_KEY(kind, fn). */
+ * where key is PW_SITE_KEY(kind, fn).  32 bytes, so that an entry's offset
+ * is a shift and a mask of ret (pw_site_cache_slot). */
 struct pw_site_cache_entry {
-    void *ret;
+    void *ret; /* NULL: holds nothing (empty, or a site that must not be cached) */
     const struct pw_method *method;
-    uint32_t key;
-    uint32_t site;
-    struct pw_counts *counts; /* this thread's counters for the site, or NULL */
-    bool suppressed;          /* the site's, which never changes */
+    struct pw_site_ref at; /* the site, its key and this thread's counters for it */
 };
+_Static_assert(sizeof(struct pw_site_cache_entry) == 32, "a cache entry is 32 bytes");
+_Static_assert(PW_RECENT_RELEASES == 256, "the release ring's index is a byte");
 
 /* Each part below the assembler's prefix has one owner, named beside it:
  * only that file gives its fields meaning (a report reads some of them). */
@@ -99,7 +99,9 @@ struct pw_thread {
     /* Recent pin releases: tracking/tracker.c (double-release detection). */
     struct {
         struct pw_recent_release ring[PW_RECENT_RELEASES];
-        uint32_t next;
+        /* The next entry to write: a byte, which wraps by itself (the
+         * release's note is an index, two stores and an increment). */
+        uint8_t next;
     } releases;
 
     /* intercept/jni_hooks.c: the last array length it asked the JVM for. */
@@ -163,21 +165,27 @@ pw_thread_top(struct pw_thread *t)
     return d == 0 ? NULL : &t->frames[d - 1];
 }
 
-/* The cache entry of this thread where the site of (m, key, ret) is kept:
- * the one probe of the site cache, used by tracking/tracker.c and by the
- * inlined fast path of tracking/refs.h.  key is PW_SITE_KEY(kind, fn). */
+/* The cache entry of this thread where the site of a call returning to ret
+ * is kept: the one probe of the site cache, used by tracking/tracker.c and
+ * by the inlined fast path of tracking/refs.h.  Direct-mapped by bits 2 to
+ * 8 of the return address alone, which is a shift and a mask (the entry is
+ * 32 bytes): no two call instructions share a return address, the JNI
+ * calls of one function lie a few bytes to a few hundred apart, and the
+ * method and function are compared on a hit (pw_site_cache_holds), so they
+ * need not be hashed in.  A site shared by many methods (a helper) takes
+ * one entry and misses when the method changes. */
 static inline struct pw_site_cache_entry *
-pw_site_cache_slot(struct pw_thread *t, const struct pw_method *m, uint32_t key, const void *ret)
+pw_site_cache_slot(struct pw_thread *t, const void *ret)
 {
-    uintptr_t h = ((uintptr_t)ret ^ ((uintptr_t)m >> 4) ^ key) * PW_HASH_GOLDEN;
-    return &t->sites.cache[PW_HASH_TOP(h, PW_SITE_CACHE_BITS)];
+    uintptr_t offset = ((uintptr_t)ret << 3) & ((uintptr_t)(PW_SITE_CACHE - 1) << 5);
+    return (struct pw_site_cache_entry *)((char *)t->sites.cache + offset);
 }
 
 /* Whether entry e holds the site of (m, key, ret). */
 static inline bool
-pw_site_cache_holds(const struct pw_site_cache_entry *e, const struct pw_method *m, uint32_t key, const void *ret)
+pw_site_cache_holds(const struct pw_site_cache_entry *e, const struct pw_method *m, uint16_t key, const void *ret)
 {
-    return e->ret == ret && e->method == m && e->key == key && e->site != 0;
+    return e->ret == ret && e->method == m && e->at.key == key;
 }
 
 /* on_end runs first on a thread that ends, before its books are retired

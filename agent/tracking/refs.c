@@ -71,10 +71,11 @@ deleted_before(struct pw_thread *t, uintptr_t handle, uint32_t *site)
 void
 pw_refs_global_made(JNIEnv *env, struct pw_thread *t, enum pw_kind kind, uint32_t slot, jobject ref, void *ret)
 {
-    uint32_t site = pw_track_site(env, t, kind, slot, ret);
+    const struct pw_site_ref *at = pw_track_site_ref(env, t, kind, slot, ret);
+    uint32_t site = at->site;
     struct pw_ref_info info = {.site = site, .t_ms = (uint32_t)pw_clock_ms()}, old;
     bool stored;
-    pw_count_add(&pw_counts_of(&t->sites.counts, site)->acquired, 1);
+    pw_count_add(&at->counts->acquired, 1);
     if (PW_UNLIKELY(pw_ref_table_insert((uintptr_t)ref, &info, &old, &stored))) {
         /* The JVM handed out a handle the books still hold: it was deleted
          * by a way pinwatch does not see.  It is not live any more. */

@@ -70,28 +70,31 @@ pw_frame_set_locals(struct pw_frame *f, uint32_t word)
  * inside a native method, at a call site this thread's site cache knows
  * (pw_site_cache_slot, the probe tracking/tracker.c uses), not due for a
  * stack sample, at no new peak for the site and within local_limit.
- * Anything else goes to pw_refs_local_made. */
-static inline void
-pw_refs_local_made_fast(JNIEnv *env, struct pw_thread *t, uint32_t slot, jobject ref, void *ret)
+ * Returns false, having changed nothing, for anything else, which is
+ * pw_refs_local_made's: the caller makes that call last, so that this path
+ * calls nothing. */
+static inline bool
+pw_refs_local_made_fast(struct pw_thread *t, uint32_t slot, void *ret)
 {
     struct pw_frame *f = pw_thread_top(t);
     if (PW_LIKELY(f != NULL && t->sites.sample_countdown[PW_KIND_LOCAL_REF] > 1)) {
         const struct pw_method *m = f->method;
-        uint32_t key = PW_SITE_KEY(PW_KIND_LOCAL_REF, slot);
-        const struct pw_site_cache_entry *e = pw_site_cache_slot(t, m, key, ret);
+        uint16_t key = PW_SITE_KEY(PW_KIND_LOCAL_REF, slot);
+        const struct pw_site_cache_entry *e = pw_site_cache_slot(t, ret);
         if (PW_LIKELY(pw_site_cache_holds(e, m, key, ret))) {
             uint32_t word = pw_frame_locals(f);
             uint32_t count = (word & PW_LOCALS_COUNT_MASK) + 1;
             if (PW_LIKELY(count <= pw_refs_local_limit &&
-                          count <= atomic_load_explicit(&pw_site_get(e->site)->ref.peak, memory_order_relaxed))) {
+                          count <=
+                              atomic_load_explicit(&pw_site_get(e->at.site)->ref.peak, memory_order_relaxed))) {
                 t->sites.sample_countdown[PW_KIND_LOCAL_REF]--;
-                pw_count_add(&pw_counts_of(&t->sites.counts, e->site)->acquired, 1);
+                pw_count_add(&e->at.counts->acquired, 1);
                 pw_frame_set_locals(f, (word & PW_LOCALS_OVER) | count);
-                return;
+                return true;
             }
         }
     }
-    pw_refs_local_made(env, t, slot, ref, ret);
+    return false;
 }
 
 /* DeleteLocalRef inside a native method, inlined: the invocation's count

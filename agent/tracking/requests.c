@@ -51,6 +51,15 @@ pw_crossing_publish(struct pw_crossing *c, int32_t *pending_count)
 }
 
 void
+pw_crossing_step(struct pw_crossing *c, int32_t *pending_count)
+{
+    if (c->on)
+        pw_crossing_publish(c, pending_count);
+    else
+        *pending_count = 0;
+}
+
+void
 pw_requests_start(const struct pw_options *o)
 {
     pw_crossing_start(&pw_pin_crossing, o->threshold);

@@ -43,15 +43,20 @@ PW_HIDDEN void pw_crossing_start(struct pw_crossing *c, uint64_t threshold);
  * the count onto or past the mark. */
 PW_HIDDEN bool pw_crossing_publish(struct pw_crossing *c, int32_t *pending);
 
-/* delta: +1 for one more live, -1 for one fewer. */
+/* A pending count reached a step: published when the crossing is on,
+ * dropped when it is off. */
+PW_HIDDEN void pw_crossing_step(struct pw_crossing *c, int32_t *pending);
+
+/* delta: +1 for one more live, -1 for one fewer (a constant at every call,
+ * so that the compiler keeps one side of the test).  Whether the crossing
+ * is on is asked only at a step, once in PW_PUBLISH_STEP counts: every
+ * count then costs one add and one compare, on or off. */
 static inline void
 pw_crossing_count(struct pw_crossing *c, int32_t *pending, int delta)
 {
-    if (!c->on)
-        return;
     *pending += delta;
-    if (PW_UNLIKELY(*pending >= PW_PUBLISH_STEP || *pending <= -PW_PUBLISH_STEP))
-        pw_crossing_publish(c, pending);
+    if (PW_UNLIKELY(delta > 0 ? *pending >= PW_PUBLISH_STEP : *pending <= -PW_PUBLISH_STEP))
+        pw_crossing_step(c, pending);
 }
 
 /* threshold= (live pins that ask for the first report, 0: never) and,
@@ -66,13 +71,31 @@ pw_requests_count(struct pw_thread *t, int delta)
     pw_crossing_count(&pw_pin_crossing, &t->pins.pending, delta);
 }
 
+/* For a fast path that tests everything before it changes anything: whether
+ * a pin count of delta would stay short of a step (pw_requests_count would
+ * then only add), and that count, made once the path is committed. */
+static inline bool
+pw_requests_count_is_quiet(const struct pw_thread *t, int delta)
+{
+    return delta > 0 ? t->pins.pending < PW_PUBLISH_STEP - 1 : t->pins.pending > -(PW_PUBLISH_STEP - 1);
+}
+
+static inline void
+pw_requests_count_quiet(struct pw_thread *t, int delta)
+{
+    t->pins.pending += delta;
+}
+
 /* A reference made (+1) or deleted or freed (-1): ref_threshold= counts
  * live global and weak references, and live locals of natively attached
  * threads, on pw_ref_crossing. */
 static inline void
 pw_requests_ref_count(struct pw_thread *t, int delta)
 {
-    pw_crossing_count(&pw_ref_crossing, &t->refs.pending, delta);
+    /* ref_threshold= is off by default (pins' threshold= is on): one test
+     * then skips the count. */
+    if (pw_ref_crossing.on)
+        pw_crossing_count(&pw_ref_crossing, &t->refs.pending, delta);
 }
 
 /* The thread's unpublished counts, published now (a leaking return, the

@@ -80,15 +80,22 @@ method_without_frame(JNIEnv *env, struct pw_thread *t, void *ret)
  * yet.  The JVM says, once per Get of such an invocation (thunked ones,
  * the hot path, are never asked about).  Inside a critical region the
  * innermost Java frame cannot have changed since the region opened. */
-static bool
-not_innermost(const struct pw_thread *t, const struct pw_frame *f)
+static __attribute__((noinline)) bool
+innermost_asked(const struct pw_frame *f)
 {
-    if (PW_LIKELY(!attached_late) || PW_LIKELY(f->method->orig != NULL) || t->critical != 0)
-        return false;
     jmethodID id = NULL;
     jlocation loc;
     return (*jvmti)->GetFrameLocation(jvmti, NULL, 0, &id, &loc) == JVMTI_ERROR_NONE && id != NULL &&
            id != f->method->id;
+}
+
+/* Inline: without a late attach it is one test. */
+static inline bool
+not_innermost(const struct pw_thread *t, const struct pw_frame *f)
+{
+    if (PW_LIKELY(!attached_late) || PW_LIKELY(f->method->orig != NULL) || t->critical != 0)
+        return false;
+    return innermost_asked(f);
 }
 
 /* Adds the stack of this Get to its site unless the site knows it. */
@@ -149,24 +156,36 @@ sample(struct pw_thread *t, enum pw_kind kind, uint32_t id, void *ret, bool boun
 
 /* A call whose site this thread's cache does not hold.  The entry keeps
  * what the record needs of the site: its suppression and this thread's
- * counters for it (NULL while they could not be allocated, so that every
- * count meanwhile goes on to pw_counts_of and is tallied as lost). */
+ * counters for it.  The overflow site, and a site whose counters could not
+ * be allocated (they go to the shared sink and are tallied as lost), are
+ * filled in but not kept (ret NULL): every call there misses again, so the
+ * hit path needs no test for either. */
 static __attribute__((noinline)) const struct pw_site_cache_entry *
 site_missed(JNIEnv *env, struct pw_thread *t, struct pw_site_cache_entry *e, const struct pw_method *m,
             enum pw_kind kind, uint32_t fn, void *ret, bool bounded)
 {
     uint32_t site = pw_site_intern(m, kind, fn, ret);
-    pw_counts_of(&t->sites.counts, site);
-    struct pw_counts *chunk = t->sites.counts.chunks[site / PW_COUNT_CHUNK];
+    struct pw_counts *counts = pw_counts_of(&t->sites.counts, site);
+    /* Nor is a site of a method bound before a late attach and not bound
+     * again (no thunk: its frame was pushed lazily and may not be the
+     * innermost invocation any more, not_innermost): so a hit of the
+     * inlined paths (pw_track_get_in, tracking/refs.h) needs no late-attach
+     * test, and such a method's Gets all take the general path. */
+    bool lazy = attached_late && m != &pw_method_native_thread && m->orig == NULL;
+    bool keep = site != PW_SITE_OVERFLOW && t->sites.counts.chunks[site / PW_COUNT_CHUNK] != NULL && !lazy;
     *e = (struct pw_site_cache_entry){
-        .ret = ret,
+        .ret = keep ? ret : NULL,
         .method = m,
-        .key = PW_SITE_KEY(kind, fn),
-        .site = site,
-        .counts = chunk != NULL ? &chunk[site % PW_COUNT_CHUNK] : NULL,
-        .suppressed = pw_site_get(site)->suppressed,
+        .at = {.counts = counts,
+               .site = site,
+               .key = PW_SITE_KEY(kind, fn),
+               .suppressed = pw_site_get(site)->suppressed},
     };
     first_sight(env, t, site, ret, bounded);
+    /* A lazy frame's site misses every time: its stack samples are
+     * counted down here instead. */
+    if (PW_UNLIKELY(lazy) && --t->sites.sample_countdown[kind] == 0)
+        sample(t, kind, site, ret, bounded);
     return e;
 }
 
@@ -182,14 +201,14 @@ site_of(JNIEnv *env, struct pw_thread *t, struct pw_frame **fp, enum pw_kind kin
         m = method_without_frame(env, t, ret);
         f = *fp = pw_thread_top(t);
     }
-    uint32_t key = PW_SITE_KEY(kind, fn);
-    struct pw_site_cache_entry *e = pw_site_cache_slot(t, m, key, ret);
+    uint16_t key = PW_SITE_KEY(kind, fn);
+    struct pw_site_cache_entry *e = pw_site_cache_slot(t, ret);
     /* Native frames can be walked safely up to the method's entry (a
      * thunked method) or to the thread's start (a native thread). */
     bool bounded = f != NULL || m == &pw_method_native_thread;
     if (PW_LIKELY(pw_site_cache_holds(e, m, key, ret))) {
         if (PW_UNLIKELY(--t->sites.sample_countdown[kind] == 0))
-            sample(t, kind, e->site, ret, bounded);
+            sample(t, kind, e->at.site, ret, bounded);
         return e;
     }
     return site_missed(env, t, e, m, kind, fn, ret, bounded);
@@ -198,11 +217,17 @@ site_of(JNIEnv *env, struct pw_thread *t, struct pw_frame **fp, enum pw_kind kin
 uint32_t
 pw_track_site(JNIEnv *env, struct pw_thread *t, enum pw_kind kind, uint32_t fn, void *ret)
 {
-    struct pw_frame *f = pw_thread_top(t);
-    return site_of(env, t, &f, kind, fn, ret)->site;
+    return pw_track_site_ref(env, t, kind, fn, ret)->site;
 }
 
-/* counts: this thread's counters for the site, or NULL to look them up. */
+const struct pw_site_ref *
+pw_track_site_ref(JNIEnv *env, struct pw_thread *t, enum pw_kind kind, uint32_t fn, void *ret)
+{
+    struct pw_frame *f = pw_thread_top(t);
+    return &site_of(env, t, &f, kind, fn, ret)->at;
+}
+
+/* counts: this thread's counters for the site (never NULL). */
 static inline __attribute__((always_inline)) void
 acquire(struct pw_thread *t, struct pw_frame *f, uint32_t site, struct pw_counts *counts, bool suppressed,
         uint32_t fn, const void *ptr, uint64_t size, jobject ref)
@@ -211,15 +236,14 @@ acquire(struct pw_thread *t, struct pw_frame *f, uint32_t site, struct pw_counts
         return; /* no JVM hands out such an address; the tables could not hold it */
     struct pw_pin_info info = {
         .size = size,
+        .ref = ref,
+        .counts = counts,
         .site = site,
         .serial = f != NULL ? f->serial : 0,
         .t_ms = (uint32_t)pw_clock_ms(),
-        .ref = ref,
-        .fn = (uint8_t)fn,
+        .fn = (uint16_t)fn,
         .suppressed = suppressed,
     };
-    if (PW_UNLIKELY(counts == NULL))
-        counts = pw_counts_of(&t->sites.counts, site);
     pw_count_add(&counts->acquired, 1);
     if (PW_UNLIKELY(!pw_pin_table_insert(&t->pins.table, (uintptr_t)ptr, &info))) {
         pw_count_add(&t->sites.counts.lost, 1);
@@ -232,12 +256,13 @@ acquire(struct pw_thread *t, struct pw_frame *f, uint32_t site, struct pw_counts
 }
 
 void
-pw_track_acquire(struct pw_thread *t, uint32_t site, uint32_t fn, const void *ptr, uint64_t size, jobject ref)
+pw_track_acquire_at(struct pw_thread *t, const struct pw_site_ref *at, uint32_t fn, const void *ptr,
+                    uint64_t size, jobject ref)
 {
-    acquire(t, pw_thread_top(t), site, NULL, pw_site_get(site)->suppressed, fn, ptr, size, ref);
+    acquire(t, pw_thread_top(t), at->site, at->counts, at->suppressed, fn, ptr, size, ref);
 }
 
-__attribute__((always_inline)) inline void
+__attribute__((noinline)) void
 pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const void *ptr, uint64_t size,
              jobject ref)
 {
@@ -245,25 +270,109 @@ pw_track_get(JNIEnv *env, struct pw_thread *t, uint32_t fn, void *ret, const voi
      * compiler look for it again. */
     struct pw_frame *f = pw_thread_top(t);
     const struct pw_site_cache_entry *e = site_of(env, t, &f, PW_KIND_PIN, fn, ret);
-    acquire(t, f, e->site, e->counts, e->suppressed, fn, ptr, size, ref);
+    acquire(t, f, e->at.site, e->at.counts, e->at.suppressed, fn, ptr, size, ref);
+}
+
+/* The tests of the common Get (pw_track_get_in): the site's part of the
+ * record, or NULL when anything is not as common. */
+static inline __attribute__((always_inline)) const struct pw_site_ref *
+get_ready(struct pw_thread *t, const struct pw_frame *f, uint32_t fn, void *ret)
+{
+    /* No late-attach test: the cache never holds a site of a lazily pushed
+     * frame's method (site_missed). */
+    const struct pw_site_cache_entry *e = pw_site_cache_slot(t, ret);
+    if (PW_UNLIKELY(!pw_site_cache_holds(e, f->method, PW_SITE_KEY(PW_KIND_PIN, fn), ret) ||
+                    t->pins.table.room == 0 || !pw_requests_count_is_quiet(t, 1)))
+        return NULL;
+    return &e->at;
+}
+
+/* The record of the common Get, once get_ready said yes.  at is the cache
+ * entry's: nothing between the two (the JVM's Get, through pw_jni) comes
+ * back into pinwatch on this thread. */
+static inline __attribute__((always_inline)) void
+get_commit(struct pw_thread *t, struct pw_frame *f, const struct pw_site_ref *at, const void *ptr, uint64_t size,
+           jobject ref)
+{
+    struct pw_pin_table *tab = &t->pins.table;
+    pw_count_add(&at->counts->acquired, 1);
+    /* Written into the slot field by field; the site's part is the entry's,
+     * whole (a pin's key is its fn: PW_SITE_KEY). */
+    struct pw_pin_slot *s = pw_pin_table_claim(tab, (uintptr_t)ptr);
+    s->info.size = size;
+    s->info.ref = ref;
+    s->info.at = *at;
+    s->info.serial = f->serial;
+    s->info.t_ms = (uint32_t)pw_clock_ms();
+    pw_pin_table_publish(tab, s, (uintptr_t)ptr);
+    f->live++;
+    if (PW_LIKELY(!at->suppressed))
+        pw_requests_count_quiet(t, 1);
+}
+
+__attribute__((always_inline)) inline enum pw_get_done
+pw_track_get_in(struct pw_thread *t, struct pw_frame *f, uint32_t fn, void *ret, const void *ptr, uint64_t size,
+                jobject ref)
+{
+    /* Every test first, nothing changed until all have passed: anything
+     * rare (a lazily pushed frame after a late attach, which may not be the
+     * innermost invocation any more; a site-cache miss; a table to grow; a
+     * threshold step) is pw_track_get's, from scratch.  So the path calls
+     * nothing, and the hook keeps no more registers than its JVM call
+     * needs.  The stack sample, one Get in PW_SAMPLE_PERIOD, is the hook's
+     * tail call (pw_track_sample) rather than a start over. */
+    const struct pw_site_ref *at = get_ready(t, f, fn, ret);
+    if (PW_UNLIKELY(at == NULL))
+        return PW_GET_OTHER;
+    get_commit(t, f, at, ptr, size, ref);
+    return PW_UNLIKELY(--t->sites.sample_countdown[PW_KIND_PIN] == 0) ? PW_GET_SAMPLE : PW_GET_DONE;
+}
+
+__attribute__((always_inline)) inline const struct pw_site_ref *
+pw_track_critical_ready(struct pw_thread *t, struct pw_frame *f, uint32_t fn, void *ret)
+{
+    /* A stack sample due is left to the general path too: it would
+     * otherwise run inside the critical region. */
+    const struct pw_site_ref *at = get_ready(t, f, fn, ret);
+    return PW_LIKELY(at != NULL && t->sites.sample_countdown[PW_KIND_PIN] > 1) ? at : NULL;
+}
+
+__attribute__((always_inline)) inline void
+pw_track_critical_commit(struct pw_thread *t, struct pw_frame *f, const struct pw_site_ref *at, const void *ptr,
+                         uint64_t size, jobject ref)
+{
+    get_commit(t, f, at, ptr, size, ref);
+    t->sites.sample_countdown[PW_KIND_PIN]--;
+}
+
+void
+pw_track_sample(struct pw_thread *t, void *ret)
+{
+    /* The entry that held the site a moment ago: nothing has replaced it. */
+    sample(t, PW_KIND_PIN, pw_site_cache_slot(t, ret)->at.site, ret, true);
+}
+
+/* A critical region's pin given back: a finding when it was held long. */
+static inline void
+critical_held(const struct pw_pin_info *info, void *call)
+{
+    uint32_t held = (uint32_t)pw_clock_ms() - info->t_ms;
+    if (PW_UNLIKELY(held > 0 && held < UINT32_MAX / 2))
+        pw_finding_critical_held(info->site, call, held);
 }
 
 /* fn is the pin's function (info->fn): a caller that knows it already
- * lets the compiler drop the critical branch.  The fields are read first:
- * the counters' stores would make the compiler read them again. */
+ * lets the compiler drop the critical branch. */
 static inline __attribute__((always_inline)) void
-counted_release(struct pw_thread *t, const struct pw_pin_info *info, uint32_t fn, void *call)
+counted_release(struct pw_thread *t, struct pw_counts *counts, const struct pw_pin_info *info, uint32_t fn,
+                void *call)
 {
-    uint32_t site = info->site, t_ms = info->t_ms;
     bool suppressed = info->suppressed;
-    pw_count_add(&pw_counts_of(&t->sites.counts, site)->released, 1);
+    pw_count_add(&counts->released, 1);
     if (PW_LIKELY(!suppressed))
         pw_requests_count(t, -1);
-    if (PW_UNLIKELY(pw_fn_is_critical(fn))) {
-        uint32_t held = (uint32_t)pw_clock_ms() - t_ms;
-        if (PW_UNLIKELY(held > 0 && held < UINT32_MAX / 2))
-            pw_finding_critical_held(site, call, held);
-    }
+    if (PW_UNLIKELY(pw_fn_is_critical(fn)))
+        critical_held(info, call);
 }
 
 /* The next entry of this thread's ring of recent releases, where a second
@@ -277,7 +386,7 @@ counted_release(struct pw_thread *t, const struct pw_pin_info *info, uint32_t fn
 static inline struct pw_recent_release *
 next_note(struct pw_thread *t)
 {
-    return &t->releases.ring[t->releases.next % PW_RECENT_RELEASES];
+    return &t->releases.ring[t->releases.next];
 }
 
 static inline __attribute__((always_inline)) void
@@ -395,7 +504,7 @@ static bool
 released_before(struct pw_thread *t, uintptr_t key, uint32_t *site)
 {
     for (uint32_t i = 0; i < PW_RECENT_RELEASES; i++) {
-        const struct pw_recent_release *r = &t->releases.ring[(t->releases.next - 1 - i) % PW_RECENT_RELEASES];
+        const struct pw_recent_release *r = &t->releases.ring[(uint8_t)(t->releases.next - 1 - i)];
         if (r->ptr == key) {
             *site = r->site;
             return true;
@@ -421,17 +530,30 @@ pw_track_release_own(struct pw_thread *t, uint32_t fn, const void *ptr, jint mod
     uintptr_t key = (uintptr_t)ptr;
     if (PW_UNLIKELY(!PW_KEY_IS_PIN(key) || mode == JNI_COMMIT))
         return false;
-    struct pw_pin_slot *slot = pw_pin_table_slot(&t->pins.table, key);
     struct pw_frame *top = pw_thread_top(t);
-    if (PW_UNLIKELY(slot == NULL || top == NULL || slot->info.serial != top->serial || slot->info.fn != fn ||
-                    slot->info.ref != obj))
+    if (PW_UNLIKELY(top == NULL))
         return false;
-    note_release(t, key, slot->info.site);
+    struct pw_pin_slot *slot = pw_pin_table_slot(&t->pins.table, key);
+    /* As in pw_track_get_in, every test before any change: a threshold
+     * step is pw_track_release's, so that the path calls nothing (but a
+     * critical's held time) before the JVM's release. */
+    if (PW_UNLIKELY(slot == NULL || slot->info.serial != top->serial || slot->info.fn != fn ||
+                    slot->info.ref != obj || !pw_requests_count_is_quiet(t, -1)))
+        return false;
+    const struct pw_pin_info *info = &slot->info;
+    note_release(t, key, info->site);
     if (PW_UNLIKELY(!pw_pin_table_take_slot(slot, key)))
         return false; /* another thread released it meanwhile: pw_track_release says so */
-    counted_release(t, &slot->info, fn, call);
-    if (top->live > 0)
-        top->live--;
+    /* The owner's own record (only the owner reuses the slot, so it stays
+     * readable): its counters' pointer is this thread's. */
+    pw_count_add(&info->counts->released, 1);
+    if (PW_LIKELY(!info->suppressed))
+        pw_requests_count_quiet(t, -1);
+    if (PW_UNLIKELY(pw_fn_is_critical(fn)))
+        critical_held(info, call);
+    /* The pin was counted into this invocation's live when taken and is
+     * taken out of the table once: live is at least 1 here. */
+    top->live--;
     return true;
 }
 
@@ -459,7 +581,7 @@ pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, v
         found(&r, &slot->info);
         struct pw_frame *top = pw_thread_top(t);
         r.same_call = top != NULL && slot->info.serial == top->serial;
-        counted_release(t, &slot->info, slot->info.fn, call);
+        counted_release(t, slot->info.counts, &slot->info, slot->info.fn, call);
         if (r.same_call) {
             if (top->live > 0)
                 top->live--;
@@ -468,7 +590,7 @@ pw_track_release(struct pw_thread *t, uint32_t fn, const void *ptr, jint mode, v
         }
     } else if (remove_elsewhere(t, key, &info, &returned)) {
         found(&r, &info);
-        counted_release(t, &info, info.fn, call);
+        counted_release(t, pw_counts_of(&t->sites.counts, info.site), &info, info.fn, call);
         /* Its method had returned (or its thread ended) holding it: carried
          * across calls, legal, and no leak after all. */
         if (returned)

@@ -26,10 +26,9 @@ import sys
 SHORT, LONG = 100_000, 300_000
 
 
-def instructions(driver, n, bare):
-    argv = ['valgrind', '--tool=callgrind', '--callgrind-out-file=/dev/null', driver, str(n)]
-    if bare:
-        argv.append('bare')
+def instructions(driver, n, bare, pair):
+    argv = ['valgrind', '--tool=callgrind', '--callgrind-out-file=/dev/null', driver, str(n),
+            'bare' if bare else 'hooked', pair]
     proc = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, universal_newlines=True)
     if proc.returncode != 0:
         raise SystemExit('count_instructions: %s exited with %d:\n%s'
@@ -40,25 +39,33 @@ def instructions(driver, n, bare):
     return int(m.group(1).replace(',', ''))
 
 
-def per_pair(driver, bare):
-    return (instructions(driver, LONG, bare) - instructions(driver, SHORT, bare)) / (LONG - SHORT)
+def per_pair(driver, bare, pair):
+    return (instructions(driver, LONG, bare, pair) - instructions(driver, SHORT, bare, pair)) / (LONG - SHORT)
+
+
+NAMES = {'long4': 'long[4] Get+Release pair',
+         'critical': 'GetPrimitiveArrayCritical+Release pair',
+         'global': 'NewGlobalRef+DeleteGlobalRef pair',
+         'local': 'NewLocalRef+DeleteLocalRef pair'}
 
 
 def main():
     ap = argparse.ArgumentParser(description='Instructions per long[4] pair through the hooks.')
     ap.add_argument('--ceiling', type=float,
                     help='fail (exit 1) when a hooked pair takes more instructions than this')
+    ap.add_argument('--pair', choices=sorted(NAMES), default='long4',
+                    help='which pair to count (default long4)')
     ap.add_argument('driver')
     args = ap.parse_args()
     if shutil.which('valgrind') is None:
         print('count_instructions: valgrind is not installed (apt-get install valgrind)')
         # CI installs it (.ci/run): there a missing valgrind is a broken set-up, not a skip.
         sys.exit(1 if os.environ.get('CI') else 77)
-    hooked = per_pair(args.driver, False)
-    bare = per_pair(args.driver, True)
-    print('long[4] Get+Release pair: %.1f instructions with pinwatch, %.1f bare (+%.1f)'
-          % (hooked, bare, hooked - bare))
-    print('PWINSTR ' + json.dumps({'hooked': hooked, 'bare': bare}))
+    hooked = per_pair(args.driver, False, args.pair)
+    bare = per_pair(args.driver, True, args.pair)
+    print('%s: %.1f instructions with pinwatch, %.1f bare (+%.1f)'
+          % (NAMES[args.pair], hooked, bare, hooked - bare))
+    print('PWINSTR ' + json.dumps({'pair': args.pair, 'hooked': hooked, 'bare': bare}))
     if args.ceiling is not None:
         if hooked > args.ceiling:
             print('FAIL: %.1f instructions per pair is above the ceiling of %.0f' % (hooked, args.ceiling))

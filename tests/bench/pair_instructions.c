@@ -12,12 +12,20 @@
  * passes it.  So the loop takes the hooks' common path: the site cache
  * hit, the remembered array length, the thread's own pin table.
  *
- *   pair_instructions N [bare]     N pairs; bare: the same loop without hooks */
+ * The same for the benchmark's other pairs: GetPrimitiveArrayCritical +
+ * Release (the stand-in array's class answers every class question, so it
+ * reads as a boolean[]), NewGlobalRef + DeleteGlobalRef and, inside the
+ * method, NewLocalRef + DeleteLocalRef.
+ *
+ *   pair_instructions N [bare|hooked] [long4|critical|global|local]
+ *       N pairs (long4 unless said); bare: the same loop without hooks */
 #include "base/options.h"
 #include "intercept/jni_hooks.h"
 #include "intercept/ref_hooks.h"
 #include "state/methods.h"
+#include "tracking/refs.h"
 #include "tracking/requests.h"
+#include "tracking/tracker.h"
 #include "state/thread_state.h"
 
 #include <stdio.h>
@@ -46,6 +54,78 @@ release_elements(JNIEnv *env, jlongArray array, jlong *elems, jint mode)
     (void)array;
     (void)elems;
     (void)mode;
+}
+
+/* Reference stand-ins: one handle, made and deleted again and again, as
+ * HotSpot hands a freed handle out first. */
+static jobject global_handle = (jobject)&buffer[1];
+static jobject local_handle = (jobject)&buffer[2];
+
+static jobject JNICALL
+new_global(JNIEnv *env, jobject obj)
+{
+    (void)env;
+    (void)obj;
+    return global_handle;
+}
+
+static jobject JNICALL
+new_local(JNIEnv *env, jobject obj)
+{
+    (void)env;
+    (void)obj;
+    return local_handle;
+}
+
+static void JNICALL
+delete_ref(JNIEnv *env, jobject ref)
+{
+    (void)env;
+    (void)ref;
+}
+
+static void *JNICALL
+get_critical(JNIEnv *env, jarray array, jboolean *is_copy)
+{
+    (void)env;
+    (void)array;
+    if (is_copy != NULL)
+        *is_copy = JNI_FALSE;
+    return buffer;
+}
+
+static void JNICALL
+release_critical(JNIEnv *env, jarray array, void *carray, jint mode)
+{
+    (void)env;
+    (void)array;
+    (void)carray;
+    (void)mode;
+}
+
+static jclass JNICALL
+object_class(JNIEnv *env, jobject obj)
+{
+    (void)env;
+    (void)obj;
+    return (jclass)global_handle;
+}
+
+static jclass JNICALL
+find_class(JNIEnv *env, const char *name)
+{
+    (void)env;
+    (void)name;
+    return (jclass)local_handle;
+}
+
+static jboolean JNICALL
+same_object(JNIEnv *env, jobject a, jobject b)
+{
+    (void)env;
+    (void)a;
+    (void)b;
+    return JNI_TRUE;
 }
 
 static jsize JNICALL
@@ -115,13 +195,65 @@ pairs(JNIEnv *env, jlongArray array, long n)
     return sum;
 }
 
+static __attribute__((noinline)) jlong
+critical_pairs(JNIEnv *env, jarray array, long n)
+{
+    jlong sum = 0;
+    for (long i = 0; i < n; i++) {
+        jlong *p = (*env)->GetPrimitiveArrayCritical(env, array, NULL);
+        if (p == NULL)
+            return -1;
+        sum += p[i & 3];
+        (*env)->ReleasePrimitiveArrayCritical(env, array, p, 0);
+    }
+    return sum;
+}
+
+static __attribute__((noinline)) jlong
+global_pairs(JNIEnv *env, jobject obj, long n)
+{
+    jlong sum = 0;
+    for (long i = 0; i < n; i++) {
+        jobject g = (*env)->NewGlobalRef(env, obj);
+        if (g == NULL)
+            return -1;
+        sum += (jlong)(i & 3);
+        (*env)->DeleteGlobalRef(env, g);
+    }
+    return sum;
+}
+
+static __attribute__((noinline)) jlong
+local_pairs(JNIEnv *env, jobject obj, long n)
+{
+    jlong sum = 0;
+    for (long i = 0; i < n; i++) {
+        jobject l = (*env)->NewLocalRef(env, obj);
+        if (l == NULL)
+            return -1;
+        sum += (jlong)(i & 3);
+        (*env)->DeleteLocalRef(env, l);
+    }
+    return sum;
+}
+
 int
 main(int argc, char **argv)
 {
     long n = argc > 1 ? atol(argv[1]) : 100000;
     bool bare = argc > 2 && strcmp(argv[2], "bare") == 0;
+    const char *pair = argc > 3 ? argv[3] : "long4";
     jvm_functions.GetLongArrayElements = get_elements;
     jvm_functions.ReleaseLongArrayElements = release_elements;
+    jvm_functions.NewGlobalRef = new_global;
+    jvm_functions.DeleteGlobalRef = delete_ref;
+    jvm_functions.NewLocalRef = new_local;
+    jvm_functions.DeleteLocalRef = delete_ref;
+    jvm_functions.GetPrimitiveArrayCritical = get_critical;
+    jvm_functions.ReleasePrimitiveArrayCritical = release_critical;
+    jvm_functions.GetObjectClass = object_class;
+    jvm_functions.FindClass = find_class;
+    jvm_functions.IsSameObject = same_object;
     jvm_functions.GetArrayLength = array_length;
     struct jvmtiInterface_1_ jvmti_functions;
     memset(&jvmti_functions, 0, sizeof(jvmti_functions));
@@ -138,14 +270,21 @@ main(int argc, char **argv)
 
     JNIEnv table = &jvm_functions;
     if (!bare) {
-        /* The default threshold= and refs=, as the agent starts them; no
-         * stacks (the tracker is not started: stack=0). */
+        /* The defaults, as the agent starts them: threshold=, refs= and
+         * stack= (a stack when the site is first seen, the sampling
+         * countdown on every Get).  Only javastack= is left out: the
+         * stand-in JVMTI cannot answer it, and it is asked once per site,
+         * never on the pair. */
         struct pw_options defaults;
         pw_options_defaults(&defaults);
+        defaults.javastack = 0;
+        pw_tracker_start(&defaults, jvmti, false);
         pw_requests_start(&defaults);
         pw_ref_hooks_start(&defaults);
+        pw_refs_start(&defaults, jvmti);
         struct pw_thread *t;
-        if (!pw_threads_init(thread_ending) || !pw_jni_hooks_install(jvmti, &vm_table) || (t = pw_thread_self()) == NULL) {
+        if (!pw_threads_init(thread_ending) || !pw_jni_hooks_install(jvmti, &vm_table) ||
+            (t = pw_thread_self()) == NULL) {
             fprintf(stderr, "pair_instructions: the hooks could not be set up\n");
             return 1;
         }
@@ -159,7 +298,15 @@ main(int argc, char **argv)
     }
     JNIEnv *env = &table;
     jobject handle = NULL;
-    jlong sum = pairs(env, (jlongArray)&handle, n);
+    jlong sum;
+    if (strcmp(pair, "critical") == 0)
+        sum = critical_pairs(env, (jarray)&handle, n);
+    else if (strcmp(pair, "global") == 0)
+        sum = global_pairs(env, (jobject)&handle, n);
+    else if (strcmp(pair, "local") == 0)
+        sum = local_pairs(env, (jobject)&handle, n);
+    else
+        sum = pairs(env, (jlongArray)&handle, n);
     printf("%lld\n", (long long)sum);
     return 0;
 }

@@ -76,8 +76,10 @@ off(void)
     CHECK(!c.on, "threshold 0 is on");
     for (int i = 0; i < 100000; i++)
         pw_crossing_count(&c, &pending, 1);
-    CHECK(pending == 0 && atomic_load(&c.published) == 0, "an off crossing counted: %d, %lld", pending,
-          (long long)atomic_load(&c.published));
+    /* An off crossing still adds up pending (one test per count), but drops
+     * it at each step instead of publishing. */
+    CHECK(pending >= 0 && pending < PW_PUBLISH_STEP && atomic_load(&c.published) == 0,
+          "an off crossing counted: %d, %lld", pending, (long long)atomic_load(&c.published));
 }
 
 /* Pins and references through the agent's own crossings and thread state:
