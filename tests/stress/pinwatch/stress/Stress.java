@@ -129,8 +129,40 @@ public final class Stress {
         for (Thread t : leakers) {
             t.join();
         }
+        awaitOsThreadsGone("stress-", "leaker-");
         System.out.println("RSS " + rssStart + " " + rssEnd);
         System.out.println("ELAPSED_MS " + elapsed / 1000000);
         System.out.println("DONE");
+    }
+
+    /**
+     * join() returns when a Java thread has terminated, before its OS thread
+     * has run its exit path, where pinwatch retires the thread's pin table:
+     * waits (up to 5 s) until no OS thread of this process has a name with
+     * one of these prefixes, so that the exit report's table_bytes counts the
+     * JVM's own threads only, however loaded the machine is.
+     */
+    static void awaitOsThreadsGone(String... prefixes) throws InterruptedException {
+        long until = System.nanoTime() + 5_000_000_000L;
+        while (System.nanoTime() < until) {
+            boolean any = false;
+            java.io.File[] tasks = new java.io.File("/proc/self/task").listFiles();
+            for (java.io.File task : tasks != null ? tasks : new java.io.File[0]) {
+                String name;
+                try {
+                    name = new String(java.nio.file.Files.readAllBytes(new java.io.File(task, "comm").toPath()),
+                        java.nio.charset.StandardCharsets.UTF_8).trim();
+                } catch (java.io.IOException gone) {
+                    continue;
+                }
+                for (String p : prefixes) {
+                    any |= name.startsWith(p);
+                }
+            }
+            if (!any) {
+                return;
+            }
+            Thread.sleep(10);
+        }
     }
 }
