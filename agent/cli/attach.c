@@ -318,6 +318,24 @@ out:
     return ok;
 }
 
+/* A connected socket to path, or -1 with errno set. */
+static int
+connect_to(const char *path)
+{
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    memcpy(addr.sun_path, path, strlen(path) + 1);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+        int saved = errno;
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    return fd;
+}
+
 static bool
 send_request(int fd, const char *const *parts, size_t n)
 {
@@ -395,21 +413,27 @@ pw_attach_load(const struct pw_target *t, const char *lib, const char *options, 
     pw_target_path(t, name, sock, sizeof(sock));
     if (!socket_ready(t, sock) && !start_listener(t, sock, wait_ms))
         return false;
-
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    if (strlen(sock) >= sizeof(addr.sun_path)) {
+    if (strlen(sock) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
         pw_error("attach socket path too long: %s", sock);
         return false;
     }
-    memcpy(addr.sun_path, sock, strlen(sock) + 1);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0) {
-        pw_error("socket: %s", strerror(errno));
-        return false;
+    int fd = connect_to(sock);
+    if (fd < 0 && errno == ECONNREFUSED) {
+        /* A socket file nobody listens on: left by a JVM killed with
+         * SIGKILL whose pid this process now has, or by one whose listener
+         * stopped.  HotSpot's listener starts only when no socket file is
+         * there: remove it and ask for a listener as if there were none. */
+        if (unlink(sock) != 0) {
+            pw_error("cannot remove the stale attach socket %s (nothing listens on it): %s", sock,
+                     strerror(errno));
+            return false;
+        }
+        if (!start_listener(t, sock, wait_ms))
+            return false;
+        fd = connect_to(sock);
     }
-    if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+    if (fd < 0) {
         pw_error("cannot connect to %s: %s", sock, strerror(errno));
-        close(fd);
         return false;
     }
     /* A JVM that drops us mid-request must not kill us with SIGPIPE. */
