@@ -17,6 +17,7 @@ JSON report pinwatch wrote at exit.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -270,15 +271,20 @@ def case_later(args, tmp):
     for n, (what, env) in enumerate(runs):
         proc = _running_training(args, tmp, env)
         try:
-            pid = None
+            # run-training execs java: the JVM is proc itself (not whichever
+            # training JVM `jcmd -l` lists, which may be another test run's).
+            pid = str(proc.pid)
+            # A socket file left by an earlier JVM of this pid, killed, would
+            # make jcmd connect to nothing: this JVM has none yet.
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink('/tmp/.java_pid' + pid)
             for _ in range(100):
-                out = _tool(args, 'jcmd', '-l')
-                m = re.search(r'^(\d+) .*training\.jar 100000000', out, re.M)
-                if m:
-                    pid = m.group(1)
+                if subprocess.run([os.path.join(args.jdk_home, 'bin', 'jcmd'), pid, 'VM.version'],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  timeout=60).returncode == 0:
                     break
+                expect(proc.poll() is None, '%s: the example exited %s', what, proc.returncode)
                 time.sleep(0.1)
-            expect(pid is not None, '%s: the example did not start', what)
             time.sleep(1)
             if what == 'jcmd JFR.start':
                 _tool(args, 'jcmd', pid, 'JFR.start', 'name=pw', 'settings=' + jfc)
@@ -294,8 +300,14 @@ def case_later(args, tmp):
             jfr = os.path.join(tmp, 'later%d.jfr' % n)
             _tool(args, 'jcmd', pid, 'JFR.dump', 'name=pw', 'filename=' + jfr)
         finally:
-            proc.kill()
-            proc.wait()
+            # SIGTERM: the JVM removes its attach socket on the way out; one
+            # killed with SIGKILL leaves it for a later process with its pid.
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
         try:
             _leak_event_of_running(args, jfr)
             if what == 'jcmd JFR.start':
