@@ -145,7 +145,11 @@ report_fields(JNIEnv *env, const struct pw_event *e, jobjectArray strings, jlong
 
 #define NEXT_STRINGS 9
 #define NEXT_NUMBERS 12
-#define NEXT_WAIT_MAX_MS 10000
+#define AWAIT_MAX_MS 10000
+
+/* java.lang.String, for next0's arrays: a global reference made by
+ * pw_jfr_start before the natives can be called. */
+static jclass string_class;
 
 /* static native void want0(boolean findings, boolean reports) */
 static void JNICALL
@@ -156,37 +160,29 @@ jfr_want(JNIEnv *env, jclass cls, jboolean findings, jboolean reports)
     pw_events_want(findings == JNI_TRUE, reports == JNI_TRUE);
 }
 
-/* static native boolean await0(long waitMs) */
+/* static native boolean await0(long waitMs): in native code, where no
+ * safepoint waits for the recorder's thread. */
 static jboolean JNICALL
 jfr_await(JNIEnv *env, jclass cls, jlong wait_ms)
 {
     (void)env;
     (void)cls;
-    return pw_events_wait(wait_ms < 0                  ? 0
-                          : wait_ms > NEXT_WAIT_MAX_MS ? NEXT_WAIT_MAX_MS
-                                                       : (uint64_t)wait_ms)
-               ? JNI_TRUE
-               : JNI_FALSE;
+    uint64_t ms = wait_ms < 0 ? 0 : wait_ms > AWAIT_MAX_MS ? AWAIT_MAX_MS : (uint64_t)wait_ms;
+    return pw_events_wait(ms) ? JNI_TRUE : JNI_FALSE;
 }
 
-/* static native String[] next0(long[] numbers, boolean findings, boolean
- * reports, long waitMs): the next queued event, or null after waitMs
- * without one.  Runs on the recorder's thread, which waits here in native
- * code: no safepoint waits for it. */
+/* static native String[] next0(long[] numbers): the oldest queued event,
+ * taken, or null. */
 static jobjectArray JNICALL
-jfr_next(JNIEnv *env, jclass cls, jlongArray numbers, jboolean findings, jboolean reports, jlong wait_ms)
+jfr_next(JNIEnv *env, jclass cls, jlongArray numbers)
 {
     (void)cls;
-    pw_events_want(findings == JNI_TRUE, reports == JNI_TRUE);
     if (numbers == NULL || pw_jni.GetArrayLength(env, numbers) < NEXT_NUMBERS)
         return NULL;
     struct pw_event e;
-    if (!pw_events_next(&e, wait_ms < 0 ? 0 : wait_ms > NEXT_WAIT_MAX_MS ? NEXT_WAIT_MAX_MS : (uint64_t)wait_ms))
+    if (!pw_events_take(&e))
         return NULL;
-    jclass string = pw_jni.FindClass(env, "java/lang/String");
-    jobjectArray strings = string != NULL && !pw_jni.ExceptionCheck(env)
-                               ? pw_jni.NewObjectArray(env, NEXT_STRINGS, string, NULL)
-                               : NULL;
+    jobjectArray strings = pw_jni.NewObjectArray(env, NEXT_STRINGS, string_class, NULL);
     jlong values[NEXT_NUMBERS] = {0};
     bool ok = strings != NULL && !pw_jni.ExceptionCheck(env) &&
               (e.type == PW_EVENT_FINDING ? finding_fields(env, &e, strings, values)
@@ -196,10 +192,21 @@ jfr_next(JNIEnv *env, jclass cls, jlongArray numbers, jboolean findings, jboolea
         pw_jni.SetLongArrayRegion(env, numbers, 0, NEXT_NUMBERS, values);
         ok = !pw_jni.ExceptionCheck(env);
     }
-    if (string != NULL)
-        pw_jni.DeleteLocalRef(env, string);
     /* An exception (out of memory) goes up to Recorder, which stops. */
     return ok ? strings : NULL;
+}
+
+/* The global reference to java.lang.String; false, with the exception
+ * cleared by the caller, when it cannot be had. */
+static bool
+resolve_string_class(JNIEnv *jni)
+{
+    jclass local = pw_jni.FindClass(jni, "java/lang/String");
+    if (local == NULL || pw_jni.ExceptionCheck(jni))
+        return false;
+    string_class = pw_jni.NewGlobalRef(jni, local);
+    pw_jni.DeleteLocalRef(jni, local);
+    return string_class != NULL;
 }
 
 void
@@ -221,7 +228,7 @@ pw_jfr_start(jvmtiEnv *jvmti, JNIEnv *jni)
         return;
     }
     static const JNINativeMethod natives[] = {
-        {"next0", "([JZZJ)[Ljava/lang/String;", (void *)jfr_next},
+        {"next0", "([J)[Ljava/lang/String;", (void *)jfr_next},
         {"want0", "(ZZ)V", (void *)jfr_want},
         {"await0", "(J)Z", (void *)jfr_await},
     };
@@ -229,7 +236,7 @@ pw_jfr_start(jvmtiEnv *jvmti, JNIEnv *jni)
      * loader, the one the jar was just added to.  -Xcheck:jni holds us to
      * an ExceptionCheck after every call that may throw. */
     jclass cls = pw_jni.FindClass(jni, "io/pinwatch/jfr/Recorder");
-    bool ok = !pw_jni.ExceptionCheck(jni) && cls != NULL;
+    bool ok = !pw_jni.ExceptionCheck(jni) && cls != NULL && (string_class != NULL || resolve_string_class(jni));
     ok = ok &&
          pw_jni.RegisterNatives(jni, cls, natives, (jint)(sizeof(natives) / sizeof(natives[0]))) == JNI_OK &&
          !pw_jni.ExceptionCheck(jni);

@@ -129,40 +129,31 @@ pw_events_report(const char *reason, const uint64_t figures[PW_EVENT_FIGURES], u
     put(&e);
 }
 
-/* With lock held: false when nothing came in timeout_ms. */
-static bool
-wait_queued(uint64_t timeout_ms)
-{
-    struct timespec until = pw_clock_deadline(CLOCK_MONOTONIC, timeout_ms);
-    while (used == 0)
-        if (pthread_cond_timedwait(&ready, &lock, &until) != 0 && used == 0)
-            return false;
-    return true;
-}
-
 bool
 pw_events_wait(uint64_t timeout_ms)
 {
+    struct timespec until = pw_clock_deadline(CLOCK_MONOTONIC, timeout_ms);
     pthread_mutex_lock(&lock);
-    bool queued_now = wait_queued(timeout_ms);
+    while (used == 0 && pthread_cond_timedwait(&ready, &lock, &until) == 0)
+        ;
+    bool queued_now = used > 0;
     pthread_mutex_unlock(&lock);
     return queued_now;
 }
 
 bool
-pw_events_next(struct pw_event *out, uint64_t timeout_ms)
+pw_events_take(struct pw_event *out)
 {
     pthread_mutex_lock(&lock);
-    if (!wait_queued(timeout_ms)) {
-        pthread_mutex_unlock(&lock);
-        return false;
+    bool any = used > 0;
+    if (any) {
+        *out = queue[head];
+        head = (head + 1) % QUEUE_SIZE;
+        used--;
+        atomic_store_explicit(&queued, used, memory_order_relaxed);
     }
-    *out = queue[head];
-    head = (head + 1) % QUEUE_SIZE;
-    used--;
-    atomic_store_explicit(&queued, used, memory_order_relaxed);
     pthread_mutex_unlock(&lock);
-    return true;
+    return any;
 }
 
 void

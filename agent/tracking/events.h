@@ -54,8 +54,8 @@ PW_HIDDEN void pw_events_report(const char *reason, const uint64_t figures[PW_EV
  * Takes nothing. */
 PW_HIDDEN bool pw_events_wait(uint64_t timeout_ms);
 
-/* The oldest event, waiting up to timeout_ms for one; false on timeout. */
-PW_HIDDEN bool pw_events_next(struct pw_event *out, uint64_t timeout_ms);
+/* Takes the oldest event; false when there is none. */
+PW_HIDDEN bool pw_events_take(struct pw_event *out);
 PW_HIDDEN void pw_event_free(struct pw_event *e);
 
 /* Events that found the queue full, since the start. */

@@ -70,7 +70,8 @@ final class Recorder {
         registered = true;
         // From here on the agent queues what a recording wants, even before
         // the thread below first asks; each recording that starts or stops
-        // says it again (the listener above).
+        // says it again (the listener above), and so does the thread while
+        // it has nothing to commit.
         tellWants();
         Thread t = new Thread(Recorder::commitLoop, "pinwatch JFR");
         t.setDaemon(true);
@@ -81,7 +82,10 @@ final class Recorder {
         want0(new FindingEvent().isEnabled(), new ReportEvent().isEnabled() || new ThresholdEvent().isEnabled());
     }
 
-    /** Tells the agent which events recordings enable now. */
+    /**
+     * Tells the agent which events recordings enable now: it queues nothing
+     * else, and takes no stack for a finding nobody records.
+     */
     private static native void want0(boolean findings, boolean reports);
 
     /**
@@ -92,18 +96,25 @@ final class Recorder {
     private static native boolean await0(long waitMs);
 
     /**
-     * The next finding or report the agent queued, or null: its strings,
-     * and its figures in {@code numbers} (positions in report/jfr.c). The
-     * flags say which kinds a recording enables now; the agent queues
-     * nothing else, and takes no stack for a finding nobody records.
+     * Takes the oldest finding or report the agent queued, without waiting;
+     * null when there is none: its strings, and its figures in
+     * {@code numbers} (positions in report/jfr.c).
      */
-    private static native String[] next0(long[] numbers, boolean findings, boolean reports, long waitMs);
+    private static native String[] next0(long[] numbers);
 
+    /**
+     * Commits what comes, and every half second without any tells the agent
+     * again what recordings want: a recording whose settings change while it
+     * runs (JMC, {@code Recording.enable}) changes no state, so the listener
+     * does not hear of it.
+     */
     private static void commitLoop() {
         try {
             for (;;) {
                 if (await0(500)) {
                     drain();
+                } else {
+                    tellWants();
                 }
             }
         } catch (Throwable t) { // out of memory in the agent's hand-over: no more events
@@ -118,9 +129,7 @@ final class Recorder {
      */
     private static synchronized void drain() {
         long[] n = new long[12];
-        boolean findings = new FindingEvent().isEnabled();
-        boolean reports = new ReportEvent().isEnabled() || new ThresholdEvent().isEnabled();
-        for (String[] s = next0(n, findings, reports, 0); s != null; s = next0(n, findings, reports, 0)) {
+        for (String[] s = next0(n); s != null; s = next0(n)) {
             if ("finding".equals(s[0])) {
                 finding(s, n);
             } else {
