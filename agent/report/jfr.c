@@ -3,8 +3,6 @@
 #include "base/log.h"
 #include "jvm/jni_table.h"
 #include "report/where.h"
-#include "state/methods.h"
-#include "state/site_table.h"
 #include "tracking/events.h"
 
 #include <dlfcn.h>
@@ -108,21 +106,20 @@ set_string(JNIEnv *env, jobjectArray strings, int i, const char *text)
 static bool
 finding_fields(JNIEnv *env, const struct pw_event *e, jobjectArray strings, jlong *numbers)
 {
-    const struct pw_site *site = e->site != 0 && e->site < pw_site_count() ? pw_site_get(e->site) : NULL;
+    struct pw_snap_finding names;
+    pw_snap_finding_names(e->kind, e->site, e->detail, &names);
     char where[1024] = "";
     if (e->call != 0) {
         /* A tail call's call is its function's start + 1 (findings.h). */
         pw_where_text(e->call, where, sizeof(where));
     }
     char *stack = stack_text(e->stack);
-    bool ok =
-        set_string(env, strings, 0, "finding") && set_string(env, strings, 1, pw_finding_kind_name(e->kind)) &&
-        set_string(env, strings, 2, site != NULL ? pw_method_name(site->method) : "<unknown>") &&
-        set_string(env, strings, 3, site != NULL ? pw_method_signature(site->method) : "") &&
-        set_string(env, strings, 4, site != NULL ? pw_snap_site_function(site) : "?") &&
-        set_string(env, strings, 5, pw_snap_finding_call_function(e->kind, site, e->detail)) &&
-        set_string(env, strings, 6, where[0] != '\0' ? where : NULL) && set_string(env, strings, 7, stack) &&
-        set_string(env, strings, 8, e->thread[0] != '\0' ? e->thread : NULL);
+    bool ok = set_string(env, strings, 0, "finding") && set_string(env, strings, 1, names.kind) &&
+              set_string(env, strings, 2, names.method) && set_string(env, strings, 3, names.signature) &&
+              set_string(env, strings, 4, names.function) && set_string(env, strings, 5, names.call_function) &&
+              set_string(env, strings, 6, where[0] != '\0' ? where : NULL) &&
+              set_string(env, strings, 7, stack) &&
+              set_string(env, strings, 8, e->thread[0] != '\0' ? e->thread : NULL);
     free(stack);
     numbers[0] = (jlong)e->time_ms;
     numbers[1] = (jlong)e->count;

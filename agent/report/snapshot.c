@@ -505,8 +505,9 @@ long_critical(const struct pw_snapshot *snap, uint32_t site, struct pw_snap_find
     }
 }
 
-const char *
-pw_snap_finding_call_function(enum pw_finding_kind kind, const struct pw_site *site, uint32_t detail)
+/* The offending call's function, as the reports name it. */
+static const char *
+call_function(enum pw_finding_kind kind, const struct pw_site *site, uint32_t detail)
 {
     switch (kind) {
     case PW_FINDING_JNI_IN_CRITICAL:
@@ -517,32 +518,31 @@ pw_snap_finding_call_function(enum pw_finding_kind kind, const struct pw_site *s
     }
 }
 
-/* The offending call's function, and its figures for long_critical. */
-static void
-finding_call(struct pw_snapshot *snap, const struct pw_finding_row *r, const struct pw_site *site,
-             struct pw_snap_finding *f)
+const struct pw_site *
+pw_snap_finding_names(enum pw_finding_kind kind, uint32_t site_id, uint32_t detail, struct pw_snap_finding *f)
 {
-    f->call_function = pw_snap_finding_call_function(r->kind, site, r->detail);
-    if (r->kind == PW_FINDING_DOUBLE_DELETE || r->kind == PW_FINDING_LOCAL_LIMIT)
-        snap->totals.ref_findings += r->count;
-    else if (r->kind == PW_FINDING_LONG_CRITICAL)
-        long_critical(snap, r->site, f);
+    const struct pw_site *site = site_id != 0 && site_id < pw_site_count() ? pw_site_get(site_id) : NULL;
+    *f = (struct pw_snap_finding){
+        .kind = pw_finding_kind_name(kind),
+        .method = site != NULL ? pw_method_name(site->method) : "<unknown>",
+        .signature = site != NULL ? pw_method_signature(site->method) : "",
+        .function = site != NULL ? pw_snap_site_function(site) : "?",
+        .call_function = call_function(kind, site, detail),
+        .has_site = site != NULL,
+    };
+    return site;
 }
 
 static void
 add_finding(struct pw_snapshot *snap, const struct pw_finding_row *r, bool symbolise)
 {
-    const struct pw_site *site = r->site != 0 && r->site < pw_site_count() ? pw_site_get(r->site) : NULL;
     struct pw_snap_finding *f = &snap->findings[snap->nfindings++];
-    *f = (struct pw_snap_finding){
-        .kind = pw_finding_kind_name(r->kind),
-        .method = site != NULL ? pw_method_name(site->method) : "<unknown>",
-        .signature = site != NULL ? pw_method_signature(site->method) : "",
-        .function = site != NULL ? pw_snap_site_function(site) : "?",
-        .count = r->count,
-        .has_site = site != NULL,
-    };
-    finding_call(snap, r, site, f);
+    const struct pw_site *site = pw_snap_finding_names(r->kind, r->site, r->detail, f);
+    f->count = r->count;
+    if (r->kind == PW_FINDING_DOUBLE_DELETE || r->kind == PW_FINDING_LOCAL_LIMIT)
+        snap->totals.ref_findings += r->count;
+    else if (r->kind == PW_FINDING_LONG_CRITICAL)
+        long_critical(snap, r->site, f);
     if (site != NULL && symbolise) {
         int depth = 0;
         const uintptr_t *ips = pw_stack_get(pw_site_stack(site, 0), &depth);

@@ -165,10 +165,12 @@ PW_HIDDEN const char *pw_snap_ref_function_name(uint32_t fn);
  * that made a reference. */
 PW_HIDDEN const char *pw_snap_site_function(const struct pw_site *site);
 
-/* A finding's offending call, as the reports name it: the release or
- * delete function, or the JNI function called (detail as pw_finding's). */
-PW_HIDDEN const char *pw_snap_finding_call_function(enum pw_finding_kind kind, const struct pw_site *site,
-                                                    uint32_t detail);
+/* A finding's names as the reports give them (kind, method, signature,
+ * function, offending call, has_site; the rest of *f zeroed), for a
+ * finding of kind at site_id (0 or unknown: "<unknown>") with detail as
+ * pw_finding's.  Returns the site, or NULL. */
+PW_HIDDEN const struct pw_site *pw_snap_finding_names(enum pw_finding_kind kind, uint32_t site_id,
+                                                      uint32_t detail, struct pw_snap_finding *f);
 
 /* refs= from o: whether reports carry a references section. */
 PW_HIDDEN void pw_snapshot_start(const struct pw_options *o);
