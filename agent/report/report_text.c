@@ -3,6 +3,7 @@
  * each with its call sites; balanced rows follow on one line each, so that
  * a report also shows what pinwatch saw working. */
 #include "report/report.h"
+#include "report/where.h"
 
 #include <inttypes.h>
 #include <string.h>
@@ -21,17 +22,7 @@ basename_of(const char *path)
 static void
 frame_text(struct pw_strbuf *out, const struct pw_snap_frame *f)
 {
-    const struct pw_location *w = &f->where;
-    if (w->symbol != NULL && !f->inlined)
-        pw_strbuf_printf(out, "%s+0x%" PRIx64, w->symbol, w->offset);
-    else if (w->symbol != NULL)
-        pw_strbuf_printf(out, "%s (inlined)", w->symbol);
-    else
-        pw_strbuf_printf(out, "0x%" PRIxPTR, f->address);
-    if (w->library != NULL)
-        pw_strbuf_printf(out, " (%s)", basename_of(w->library));
-    if (w->file != NULL)
-        pw_strbuf_printf(out, " %s:%d", basename_of(w->file), w->line);
+    pw_where_append(out, &f->where, f->address, f->inlined);
     if (f->tail_call)
         pw_strbuf_puts(out, " (tail call)");
     pw_strbuf_puts(out, "\n");

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "report/where.h"
-#include "jvm/symbols.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,19 +13,30 @@ base_name(const char *path)
 }
 
 void
+pw_where_append(struct pw_strbuf *out, const struct pw_location *w, uintptr_t address, bool inlined)
+{
+    if (w->symbol != NULL && !inlined)
+        pw_strbuf_printf(out, "%s+0x%" PRIx64, w->symbol, w->offset);
+    else if (w->symbol != NULL)
+        pw_strbuf_printf(out, "%s (inlined)", w->symbol);
+    else
+        pw_strbuf_printf(out, "0x%" PRIxPTR, address);
+    if (w->library != NULL)
+        pw_strbuf_printf(out, " (%s)", base_name(w->library));
+    if (w->file != NULL)
+        pw_strbuf_printf(out, " %s:%d", base_name(w->file), w->line);
+}
+
+void
 pw_where_text(uintptr_t ret, char *text, size_t size)
 {
     struct pw_symbols *symbols = pw_symbols_open();
     struct pw_location w = {0};
     pw_symbols_lookup(symbols, ret, &w);
-    size_t n = 0;
-    if (w.symbol != NULL)
-        n += (size_t)snprintf(text, size, "%s+0x%" PRIx64, w.symbol, w.offset);
-    else
-        n += (size_t)snprintf(text, size, "0x%" PRIxPTR, ret);
-    if (w.library != NULL && n < size)
-        n += (size_t)snprintf(text + n, size - n, " (%s)", base_name(w.library));
-    if (w.file != NULL && n < size)
-        snprintf(text + n, size - n, " %s:%d", base_name(w.file), w.line);
+    struct pw_strbuf out;
+    pw_strbuf_init(&out);
+    pw_where_append(&out, &w, ret, false);
     pw_symbols_close(symbols);
+    snprintf(text, size, "%s", out.data != NULL && !out.failed ? out.data : "");
+    pw_strbuf_free(&out);
 }
