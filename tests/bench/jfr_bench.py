@@ -26,9 +26,11 @@ library only.
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import run_bench  # noqa: E402  (the pair benchmark's JVM runner and its output format)
 
 CONFIGS = ('defaults', 'interval', 'jfr')
 PAIRS = ('long4', 'globalref', 'localref')
@@ -46,24 +48,16 @@ def jfc(jdk_home, path):
         f.write(text[:end] + ours + text[end:])
 
 
-def run(a, jdk_home, config, tmp, settings):
-    report = os.path.join(tmp, 'report.jsonl')
-    options = 'file=%s,format=json' % report + (',interval=1' if config == 'interval' else '')
-    argv = [os.path.join(jdk_home, 'bin', 'java')]
+def run(a, bench, jdk, config, tmp, settings):
+    """{pair: (wall ns, CPU ns)} on 1 thread, from one JVM of run_bench's."""
+    jvm_args = ()
     if config == 'jfr':
-        argv.append('-XX:StartFlightRecording:filename=%s,settings=%s' % (os.path.join(tmp, 'rec.jfr'), settings))
-    argv += ['-agentpath:%s=%s' % (a.agent, options), '--enable-native-access=ALL-UNNAMED',
-             '-Dpwbench.lib=' + a.lib, '-cp', a.jar, 'pinwatch.bench.Bench', 'main', str(a.trial_ms),
-             str(a.trials), '0']
-    out = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, timeout=600,
-                         check=True).stdout
-    figures = {}
-    for line in out.splitlines():
-        f = line.split()
-        # PWBENCH pair NAME THREADS WALL_NS CPU_NS
-        if len(f) == 6 and f[:2] == ['PWBENCH', 'pair'] and f[2] in PAIRS and f[3] == '1':
-            figures[f[2]] = (float(f[4]), float(f[5]))
-    return figures
+        jvm_args = ('-XX:StartFlightRecording:filename=%s,settings=%s' % (os.path.join(tmp, 'rec.jfr'), settings),)
+    stdout, _, _ = bench.run(jdk, 'defaults' if config == 'jfr' else config,
+                             ['main', a.trial_ms, a.trials, 0], config, jvm_args)
+    # pair NAME THREADS WALL_NS CPU_NS
+    return {f[1]: (float(f[3]), float(f[4])) for f in run_bench.data_lines(stdout)
+            if len(f) == 5 and f[0] == 'pair' and f[1] in PAIRS and f[2] == '1'}
 
 
 def main():
@@ -74,22 +68,25 @@ def main():
     p.add_argument('--trial-ms', type=int, default=100)
     p.add_argument('--trials', type=int, default=5)
     a = p.parse_args()
+    a.build = os.path.abspath(a.build)
     a.agent = os.path.join(a.build, 'agent', 'libpinwatch.so')
     a.lib = os.path.join(a.build, 'tests', 'bench', 'libpwbench.so')
     a.jar = os.path.join(a.build, 'tests', 'bench', 'pwbench.jar')
-    jdks = [j.split('=', 1) for j in a.jdk_home] or [('jdk17', '/usr/lib/jvm/java-17-openjdk-amd64')]
+    jdks = [j.split('=', 1) for j in a.jdk_home] or [('jdk17', run_bench.JDK17_HOME)]
     print('load average at start: %.2f %.2f %.2f' % os.getloadavg())
     for name, home in jdks:
         if not os.path.exists(os.path.join(home, 'bin', 'jfr')):
             print('%s: no JDK with JFR at %s: not measured' % (name, home))
             continue
+        jdk = run_bench.Jdk(name, home)
         with tempfile.TemporaryDirectory(prefix='pwjfrbench-') as tmp:
+            bench = run_bench.Bench(a, [jdk], tmp)
             settings = os.path.join(tmp, 'rows.jfc')
             jfc(home, settings)
             got = {c: {p: [] for p in PAIRS} for c in CONFIGS}
             for r in range(a.rounds):
                 for config in CONFIGS[r % 3:] + CONFIGS[:r % 3]:
-                    for pair, fig in run(a, home, config, tmp, settings).items():
+                    for pair, fig in run(a, bench, jdk, config, tmp, settings).items():
                         got[config][pair].append(fig)
         print('\n%s, ns per pair on 1 thread, median of %d rounds (wall / thread CPU):' % (name, a.rounds))
         print('| pair | ' + ' | '.join(CONFIGS) + ' |')

@@ -144,8 +144,9 @@ class Bench:
 
     def argv(self, jdk, config, mode_args, report, jvm_args=()):
         argv = jdk.argv(*jvm_args)
-        if config in ('defaults', 'stack16', 'refsoff'):
-            extra = {'stack16': 'stack=16,', 'refsoff': 'refs=off,'}.get(config, '')
+        if config in ('defaults', 'stack16', 'refsoff', 'interval'):
+            # interval: a report every second (jfr_bench.py's yardstick).
+            extra = {'stack16': 'stack=16,', 'refsoff': 'refs=off,', 'interval': 'interval=1,'}.get(config, '')
             argv.append('-agentpath:%s=%sfile=%s,format=json' % (self.opts.agent, extra, report))
         elif config == 'checkjni':
             argv.append('-Xcheck:jni')
