@@ -133,13 +133,25 @@ api_where(JNIEnv *env, jclass cls, jint id)
     if (id < 0 || (uint32_t)id >= pw_site_count())
         return NULL;
     const struct pw_site *site = pw_site_get((uint32_t)id);
-    uintptr_t ret = pw_method_caller(site->method, (uintptr_t)site->ret, NULL);
+    bool tail_call;
+    uintptr_t ret = pw_method_caller(site->method, (uintptr_t)site->ret, &tail_call);
     char text[1024];
     if (ret == 0)
         snprintf(text, sizeof(text), "0x%" PRIxPTR, (uintptr_t)site->ret);
     else
-        pw_where_text(ret, text, sizeof(text));
+        pw_where_text(ret, tail_call, text, sizeof(text));
     return pw_jni.NewStringUTF(env, text);
+}
+
+/* Whether the site's call lies in the JDK's own code (pw_snap_site_jdk). */
+static jboolean JNICALL
+api_jdk(JNIEnv *env, jclass cls, jint id)
+{
+    (void)env;
+    (void)cls;
+    if (id < 0 || (uint32_t)id >= pw_site_count())
+        return JNI_FALSE;
+    return pw_snap_site_jdk(pw_site_get((uint32_t)id)) ? JNI_TRUE : JNI_FALSE;
 }
 
 static jboolean JNICALL
@@ -165,6 +177,7 @@ pw_java_api_bind(jvmtiEnv *jvmti, JNIEnv *jni, jclass cls)
         {"sites0", "()[J", (void *)api_sites},
         {"site0", "(I)[Ljava/lang/String;", (void *)api_site},
         {"where0", "(I)Ljava/lang/String;", (void *)api_where},
+        {"jdk0", "(I)Z", (void *)api_jdk},
         {"dump0", "(Ljava/lang/String;)Z", (void *)api_dump},
     };
     /* The natives make their JNI calls through the saved table: without

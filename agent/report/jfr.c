@@ -111,7 +111,7 @@ finding_fields(JNIEnv *env, const struct pw_event *e, jobjectArray strings, jlon
     char where[1024] = "";
     if (e->call != 0) {
         /* A tail call's call is its function's start + 1 (findings.h). */
-        pw_where_text(e->call, where, sizeof(where));
+        pw_where_text(e->call, e->tail_call, where, sizeof(where));
     }
     char *stack = stack_text(e->stack);
     bool ok = set_string(env, strings, 0, "finding") && set_string(env, strings, 1, names.kind) &&

@@ -108,6 +108,8 @@ ref_site_json(struct pw_strbuf *out, const struct pw_snap_ref_site *s, bool loca
                      s->live, s->created, s->deleted, s->freed);
     if (local)
         pw_strbuf_printf(out, ",\"peak_per_call\":%" PRIu32 ",\"over_limit\":%" PRIu64, s->peak, s->over_limit);
+    if (s->live > 0 && s->jdk)
+        pw_strbuf_puts(out, ",\"jdk\":true");
     pw_strbuf_puts(out, ",\"frames\":");
     stack_json(out, &s->stacks[0]);
     java_stack_json(out, s->java_stack);

@@ -11,6 +11,9 @@
 #include "state/thread_state.h"
 
 #include <dlfcn.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -414,6 +417,43 @@ jvm_own_code(uintptr_t ret)
     return strcmp(base, "libjvm.so") == 0 || strcmp(base, "libjli.so") == 0 || strcmp(base, "java") == 0;
 }
 
+/* The JDK's lib directory, "/…/lib/", found once from libjvm.so's path
+ * (lib/server/libjvm.so), both resolved, so that links do not matter. */
+static char jdk_lib[PATH_MAX];
+static pthread_once_t jdk_lib_once = PTHREAD_ONCE_INIT;
+
+static void
+find_jdk_lib(void)
+{
+    Dl_info info;
+    char path[PATH_MAX];
+    if (pw_jni.GetVersion == NULL || dladdr((void *)pw_jni.GetVersion, &info) == 0 || info.dli_fname == NULL ||
+        realpath(info.dli_fname, path) == NULL)
+        return;
+    for (int up = 0; up < 2; up++) {
+        char *slash = strrchr(path, '/');
+        if (slash == NULL)
+            return;
+        *slash = '\0';
+    }
+    if (strlen(path) + 2 <= sizeof(jdk_lib))
+        snprintf(jdk_lib, sizeof(jdk_lib), "%s/", path);
+}
+
+bool
+pw_snap_site_jdk(const struct pw_site *site)
+{
+    /* A tail call is named by its native function (pw_method_caller). */
+    uintptr_t caller = pw_method_caller(site->method, (uintptr_t)site->ret, NULL);
+    Dl_info info;
+    char path[PATH_MAX];
+    pthread_once(&jdk_lib_once, find_jdk_lib);
+    if (jdk_lib[0] == '\0' || caller == 0 || dladdr((void *)(caller - 1), &info) == 0 || info.dli_fname == NULL ||
+        realpath(info.dli_fname, path) == NULL)
+        return false;
+    return strncmp(path, jdk_lib, strlen(jdk_lib)) == 0;
+}
+
 /* One frame named from the dynamic symbol table only: no libdw. */
 static void
 dl_frame(uintptr_t ret, struct pw_snap_stack *out)
@@ -465,9 +505,11 @@ symbolise_ref_site(struct pw_snapshot *snap, struct pw_snap_ref_site *s)
 {
     const struct pw_site *site = pw_site_get(s->site);
     if (jvm_own_code(s->ret)) {
+        s->jdk = true;
         s->java_stack = pw_site_java_stack(site);
         dl_frame(s->ret, &s->stacks[s->nstacks++]);
     } else if (s->live > 0 || s->over_limit > 0) {
+        s->jdk = s->live > 0 && pw_snap_site_jdk(site);
         s->java_stack = pw_site_java_stack(site);
         s->nstacks = symbolise_site(snap, site, s->stacks);
     } else {

@@ -71,6 +71,7 @@ struct pw_snap_ref_site {
     struct pw_snap_stack stacks[PW_SITE_STACKS];
     int nstacks;
     const struct pw_java_stack *java_stack; /* owned by the site, never freed */
+    bool jdk;                               /* made by the JDK's own code (pw_snap_site_jdk); set where live */
 };
 
 struct pw_snap_ref_row {
@@ -164,6 +165,11 @@ PW_HIDDEN const char *pw_snap_ref_function_name(uint32_t fn);
 /* The function a site names: a pin's acquire function, or the JNI function
  * that made a reference. */
 PW_HIDDEN const char *pw_snap_site_function(const struct pw_site *site);
+/* Whether the site's call lies in the JDK's own native code: the JVM and
+ * the libraries of the JDK it runs in (libjvm.so's lib directory, that is
+ * java.home/lib).  Such references are the JDK's caches, never a test's
+ * or a library's leak (README, "References"). */
+PW_HIDDEN bool pw_snap_site_jdk(const struct pw_site *site);
 
 /* A finding's names as the reports give them (kind, method, signature,
  * function, offending call, has_site; the rest of *f zeroed), for a

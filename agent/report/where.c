@@ -28,14 +28,19 @@ pw_where_append(struct pw_strbuf *out, const struct pw_location *w, uintptr_t ad
 }
 
 void
-pw_where_text(uintptr_t ret, char *text, size_t size)
+pw_where_text(uintptr_t ret, bool tail_call, char *text, size_t size)
 {
     struct pw_symbols *symbols = pw_symbols_open();
     struct pw_location w = {0};
     pw_symbols_lookup(symbols, ret, &w);
     struct pw_strbuf out;
     pw_strbuf_init(&out);
-    pw_where_append(&out, &w, ret, false);
+    /* As the reports' frames name a tail call: the function itself. */
+    if (tail_call)
+        w.offset = 0;
+    pw_where_append(&out, &w, tail_call ? ret - 1 : ret, false);
+    if (tail_call)
+        pw_strbuf_puts(&out, " (tail call)");
     pw_symbols_close(symbols);
     snprintf(text, size, "%s", out.data != NULL && !out.failed ? out.data : "");
     pw_strbuf_free(&out);

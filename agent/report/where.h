@@ -16,7 +16,10 @@
 PW_HIDDEN void pw_where_append(struct pw_strbuf *out, const struct pw_location *w, uintptr_t address,
                                bool inlined);
 
-/* ret, a return address, symbolised and written as that text, cut to size. */
-PW_HIDDEN void pw_where_text(uintptr_t ret, char *text, size_t size);
+/* ret, a return address, symbolised and written as that text, cut to size.
+ * tail_call: ret is a native function's start + 1 standing for the tail
+ * call it ended with (state/methods.h, pw_method_caller), written as the
+ * reports write such a frame, "symbol+0x0 (library) file:line (tail call)". */
+PW_HIDDEN void pw_where_text(uintptr_t ret, bool tail_call, char *text, size_t size);
 
 #endif

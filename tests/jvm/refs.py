@@ -197,14 +197,14 @@ TEXT_REF_ROW = re.compile(r'^\s+(\d+)\s+(\d+)\s+(\d+)\s+\S+\s+\d+(?:\s+([+-]\d+)
 
 
 TEXT_NOT_SUSPECTS = re.compile(r"^    not suspects: (\d+) rows? holding (\d+) live references?, (\d+) of them "
-                               r"the JVM's own, (none growing since the previous report|no previous report "
+                               r"the JDK's own, (none growing since the previous report|no previous report "
                                r"to judge growth by) \(format=json lists them\)$")
 
 
 def _text_reports(path):
     """Each report of a format=text file: reason, live references, suspect
     rows (live, created, deleted, +live or None, kind, function, method) and
-    the not-suspects line's (rows, live, the JVM's own rows, judged)."""
+    the not-suspects line's (rows, live, the JDK's own rows, judged)."""
     with open(path, encoding='utf-8') as f:
         text = f.read()
     reports = []
@@ -265,7 +265,7 @@ CACHE_PUT = 'pinwatch.fixtures.Refs.cachePut'
 
 def case_refs_growth(ctx):
     """References are judged by growth: in the text report a reference row is
-    a suspect when its live count grew since the previous report (the JVM's
+    a suspect when its live count grew since the previous report (the JDK's
     own excepted) or it alone holds ref_threshold; everything else that holds
     references is one "not suspects" line, and stays in the JSON."""
     text = ctx.report_path('growth.txt')
@@ -303,13 +303,21 @@ def case_refs_growth(ctx):
     check_references(dump_json)
     expect_ref(dump_json, 'global', 'Refs.leakGlobal', 'NewGlobalRef', created=12, deleted=0, live=12)
     expect_ref(dump_json, 'global', 'Refs.cachePut', 'NewGlobalRef', created=164, deleted=100, live=64)
-    jvm_rows = [r for r in references_of(dump_json)['rows']
-                if r['live'] > 0 and all(os.path.basename((s['frames'] or [{}])[0].get('library') or '')
-                                         == 'libjvm.so' for s in r['sites'] if s['live'] > 0)]
-    expect(len(jvm_rows) == last['quiet'][2], 'the JVM\'s own rows: %d in the JSON, %d on the text '
-           'report\'s not-suspects line', len(jvm_rows), last['quiet'][2])
-    print('the JVM\'s own reference rows: ' + ', '.join('%s %s live=%d' % (r['method'], r['function'], r['live'])
-                                                      for r in jvm_rows))
+    # The JDK's own rows: every live site made by code of the JDK (jdk: true),
+    # which is every live site whose innermost frame lies under java.home/lib.
+    lib = os.path.realpath(os.path.join(ctx.jdk_home, 'lib')) + os.sep
+    jdk_rows = [r for r in references_of(dump_json)['rows']
+                if r['live'] > 0 and all(s.get('jdk') is True for s in r['sites'] if s['live'] > 0)]
+    for r in references_of(dump_json)['rows']:
+        for s in r['sites']:
+            if s['live'] > 0:
+                where = os.path.realpath((s['frames'] or [{}])[0].get('library') or '/')
+                expect(bool(s.get('jdk')) == where.startswith(lib), '%s %s: "jdk" is %s for a site in %s',
+                       r['method'], r['function'], s.get('jdk'), where)
+    expect(len(jdk_rows) == last['quiet'][2], 'the JDK\'s own rows: %d in the JSON, %d on the text '
+           'report\'s not-suspects line', len(jdk_rows), last['quiet'][2])
+    print('the JDK\'s own reference rows: ' + ', '.join('%s %s live=%d' % (r['method'], r['function'], r['live'])
+                                                      for r in jdk_rows))
 
     # ref_threshold=64: the cache's row holds 64, a suspect in every report
     # from then on though it never grows; the leak grew after the threshold report.

@@ -129,6 +129,12 @@ public final class Pinwatch {
         return w != null ? w : "?";
     }
 
+    /** Whether a site id's call lies in the JDK's own code: see {@link Site#jdk()}. */
+    static boolean jdk(int site) {
+        requireLoaded();
+        return jdk0(site);
+    }
+
     private static void requireLoaded() {
         if (!isLoaded()) {
             throw new PinwatchNotLoadedException();
@@ -142,6 +148,8 @@ public final class Pinwatch {
     private static native String[] site0(int site);
 
     private static native String where0(int site);
+
+    private static native boolean jdk0(int site);
 
     private static native boolean dump0(String reason);
 }

@@ -37,6 +37,21 @@ public final class Site extends Figures {
         return Pinwatch.where(id);
     }
 
+    /**
+     * Whether the call site lies in the JDK's own native code: the JVM and
+     * the libraries of the JDK it runs in ({@code java.home/lib}). The
+     * JDK's natives keep references of their own, made once on first use
+     * (the network interfaces, the zip and file system natives, fonts);
+     * the JUnit extension and the text report never count those against a
+     * test or a library.
+     *
+     * @return {@code true} when the JDK's own code made the call
+     * @throws PinwatchNotLoadedException when the agent is not loaded
+     */
+    public boolean jdk() {
+        return Pinwatch.jdk(id);
+    }
+
     @Override
     public String toString() {
         return "site " + id + ": " + figuresText();
