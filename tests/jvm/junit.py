@@ -13,6 +13,18 @@ and call site, and passes the fixed one and the one whose background call
 still holds its pin; in ConfigTest, the auto-detected extension fails the
 unannotated leak, ignore=, pinLimit= and pins=false pass theirs, and
 references=true with referenceLimit=1 fails two new global references.
+In TemplateTest, one invocation of a @ParameterizedTest and of a
+@RepeatedTest, and one dynamic test of a @TestFactory, leak: exactly those
+fail, named as JUnit names them (index and display name), and the factory
+passes.  In JdkFirstUseTest (references = true) the JDK's first uses of
+networking, zip, file systems, headless AWT and sun.nio.ch pass, though the
+JDK's natives kept references meanwhile, and the library's global, made by
+a tail call, fails with its call site named "+0x0 … (tail call)".
+CASE maven-reports: JdkFirstUseTest alone, a report asked for before and
+after it: in the text report the library's global is the one suspect and
+every other growing row is counted as the JDK's own; in the JSON the
+global's site is its native method with "tail_call": true, and "jdk": true
+marks exactly the live sites under java.home/lib.
 CASE maven-noagent: the same run without the agent in argLine fails every
 checked test with the API's message naming -agentpath.
 CASE maven-parallel: under JUnit's parallel execution, two overlapping
@@ -21,6 +33,8 @@ Exit status 0 pass, 1 fail, 77 skip (JDK or mvn missing).
 """
 
 import argparse
+import glob
+import json
 import os
 import re
 import shutil
@@ -90,9 +104,132 @@ def leak_message(test, pins, nbytes, line):
         % (re.escape(test), pins, nbytes, pins, nbytes, pins, nbytes, line))
 
 
+def template_message(test, pins, nbytes, line):
+    """A template invocation's or dynamic test's failure: leak_message's table, the name JUnit's."""
+    return re.compile(leak_message('@', pins, nbytes, line).pattern.replace(r'@\(\)', re.escape(test)))
+
+
+def keep_global_message(line):
+    """JdkFirstUseTest.libraryKeepsGlobal's failure: one global, made by a tail call."""
+    return ('pinwatch: JdkFirstUseTest.libraryKeepsGlobal() returned with 1 more live JNI reference (limit 0)\n'
+            '     +LIVE KIND    FUNCTION                   NATIVE METHOD\n'
+            '         1 global  NewGlobalRef               '
+            'com.example.Checksum.keepGlobal(Ljava/lang/Object;)Ljava/lang/Object;\n'
+            '         1         at Java_com_example_Checksum_keepGlobal+0x0 (libchecksum.so) checksum.c:%d (tail call)'
+            % line)
+
+
+def system_out(project, cls):
+    """{test name: its system-out} from Surefire's XML report."""
+    path = os.path.join(project, 'target', 'surefire-reports', 'TEST-com.example.%s.xml' % cls)
+    return {c.get('name'): ''.join(o.text or '' for o in c.iter('system-out'))
+            for c in ET.parse(path).getroot().iter('testcase')}
+
+
+JDK_FIRST_USES = ['networking', 'zip', 'fileSystems', 'awtHeadless', 'nioChannels']
+
+
+def check_jdk_first_use(a, project):
+    """JdkFirstUseTest: the JDK's first uses pass; the library's tail-called global fails."""
+    got = results(project, 'JdkFirstUseTest')
+    expect(sorted(got) == sorted(JDK_FIRST_USES + ['libraryKeepsGlobal']), 'JdkFirstUseTest ran: %s', sorted(got))
+    for test in JDK_FIRST_USES:
+        expect(got[test] is None, 'JdkFirstUseTest.%s failed for the JDK\'s own references: %s', test, got[test])
+    line = get_line(os.path.join(a.project, 'src/main/c/checksum.c'), 'Checksum_keepGlobal', 'NewGlobalRef')
+    expect(got['libraryKeepsGlobal'] == keep_global_message(line),
+           'JdkFirstUseTest.libraryKeepsGlobal: expected\n%s\ngot\n%s', keep_global_message(line),
+           got['libraryKeepsGlobal'])
+    # What the JDK's code kept during each first use, as the test printed it.
+    out = system_out(project, 'JdkFirstUseTest')
+    made = {}
+    for test in JDK_FIRST_USES:
+        m = re.search(r'^JDK-REFS %s (-?\d+)$' % test, out[test], re.M)
+        expect(m is not None, 'JdkFirstUseTest.%s printed no JDK-REFS line: %r', test, out[test])
+        made[test] = int(m.group(1))
+    print('live references the JDK\'s own code made during each first use: %s'
+          % ', '.join('%s %d' % (t, made[t]) for t in JDK_FIRST_USES))
+    # Networking's first use (libnet.so's init methods) and AWT's (fonts, graphics)
+    # keep references on every JDK: the rule was at work, not idle.
+    for test in ('networking', 'awtHeadless'):
+        expect(made[test] > 0, 'JdkFirstUseTest.%s: the JDK kept no reference, so the test proves nothing', test)
+
+
+def text_reports(path):
+    """[(reason, text)] of a format=text file."""
+    with open(path, encoding='utf-8') as f:
+        blocks = re.split(r'^(?=pinwatch: )', f.read(), flags=re.M)
+    return [(re.search(r'\(reason: ([^,]+),', b).group(1), b) for b in blocks if b.startswith('pinwatch: ')]
+
+
+def check_reports(a, env, project, props):
+    """JdkFirstUseTest alone, with a report before and after it, in text then in JSON."""
+    line = get_line(os.path.join(a.project, 'src/main/c/checksum.c'), 'Checksum_keepGlobal', 'NewGlobalRef')
+    log = ''
+    for fmt in ('text', 'json'):
+        out = os.path.join(project, 'report-%s' % fmt)
+        jvmarg = '-agentpath:%s=file=%s-%%p,format=%s -Dpinwatch.dumps=true' % (os.path.abspath(a.agent), out, fmt)
+        rc, log = mvn(a, env, project, 'test', '-Dtest=JdkFirstUseTest', '-Dpinwatch.jvmarg=' + jvmarg, *props)
+        expect(rc != 0 and 'Tests run: 6, Failures: 1, Errors: 0, Skipped: 0' in log,
+               'mvn test -Dtest=JdkFirstUseTest (%s): exit %d, the summary is not "Tests run: 6, Failures: 1"',
+               fmt, rc)
+        check_jdk_first_use(a, project)
+        files = glob.glob(out + '-*')
+        expect(len(files) == 1, 'expected one report file %s-PID, found %s', out, files)
+        if fmt == 'text':
+            reports = dict(text_reports(files[0]))
+            after = reports.get('after JdkFirstUseTest')
+            expect(after is not None, 'no report "after JdkFirstUseTest" in %s: %s', files[0], sorted(reports))
+            block = after[after.index('  references:'):]
+            suspects = re.findall(r'^ +\d+ +\d+ +\d+ +\S+ +\d+ +([+-]\d+) +(\w+) +(\S+) +(\S+)$', block, re.M)
+            expect(suspects == [('+1', 'global', 'NewGlobalRef',
+                                 'com.example.Checksum.keepGlobal(Ljava/lang/Object;)Ljava/lang/Object;')],
+                   'the text report\'s suspects should be keepGlobal\'s global alone, got %s:\n%s', suspects, block)
+            site = ('           1  at Java_com_example_Checksum_keepGlobal+0x0 (libchecksum.so) checksum.c:%d '
+                    '(tail call)' % line)
+            expect(site in block.splitlines(), 'the suspect\'s site is not %r:\n%s', site, block)
+            quiet = re.search(r"^    not suspects: (\d+) rows? holding \d+ live references?, (\d+) of them the "
+                              r"JDK's own, none growing since the previous report", block, re.M)
+            expect(quiet is not None and quiet.group(1) == quiet.group(2),
+                   'every other row holding references should be the JDK\'s own:\n%s', block)
+            print('text report after JdkFirstUseTest: 1 suspect; not suspects: %s rows, all the JDK\'s own'
+                  % quiet.group(1))
+        else:
+            with open(files[0], encoding='utf-8') as f:
+                dumps = [json.loads(l) for l in f if l.strip()]
+            after = [d for d in dumps if d.get('reason') == 'after JdkFirstUseTest']
+            expect(len(after) == 1, 'no JSON report "after JdkFirstUseTest": %s', [d.get('reason') for d in dumps])
+            rows = after[0]['references']['rows']
+            mine = [r for r in rows if r['method'] == 'com.example.Checksum.keepGlobal']
+            expect(len(mine) == 1 and mine[0]['live'] == 1 and len(mine[0]['sites']) == 1,
+                   'keepGlobal: expected one row of 1 live reference, got %s', mine)
+            frame = mine[0]['sites'][0]['frames'][0]
+            expect(frame.get('symbol') == 'Java_com_example_Checksum_keepGlobal' and frame.get('offset') == 0
+                   and frame.get('tail_call') is True and frame.get('line') == line
+                   and 'jdk' not in mine[0]['sites'][0],
+                   'keepGlobal\'s site: expected its native method, offset 0, line %d, "tail_call": true and no '
+                   '"jdk", got %s', line, mine[0]['sites'][0])
+            lib = os.path.realpath(os.path.join(a.jdk_home, 'lib')) + os.sep
+            jdk = 0
+            for r in rows:
+                for s in r['sites']:
+                    if s['live'] > 0:
+                        where = os.path.realpath((s['frames'] or [{}])[0].get('library') or '/')
+                        expect(bool(s.get('jdk')) == where.startswith(lib), '%s %s: "jdk" is %s for a site in %s',
+                               r['method'], r['function'], s.get('jdk'), where)
+                        jdk += bool(s.get('jdk'))
+            net = [r for r in rows if r['method'].startswith('java.net.') and r['live'] > 0]
+            expect(net and all(s.get('jdk') for r in net for s in r['sites'] if s['live'] > 0),
+                   'the JDK\'s networking rows are missing or not marked "jdk": %s',
+                   [(r['method'], r['live']) for r in net])
+            print('JSON after JdkFirstUseTest: keepGlobal tail_call at checksum.c:%d; %d live sites marked jdk, '
+                  'among them %s' % (line, jdk, ', '.join(sorted(r['method'] for r in net))))
+    return log
+
+
 # The cases (group `junit` of tests/jvm/cases.py --list), each a branch of main():
 # meson's timeout in seconds, and one at a time (they share BUILD_DIR-m2).
-CASES = {case: Case(None, 900, serial=True) for case in ('maven', 'maven-parallel', 'maven-noagent')}
+CASES = {case: Case(None, 900, serial=True)
+         for case in ('maven', 'maven-parallel', 'maven-noagent', 'maven-reports')}
 
 
 def main():
@@ -126,8 +263,8 @@ def main():
         if a.case == 'maven':
             rc, log = mvn(a, env, project, 'test', *props)
             expect(rc != 0, 'mvn test passed, though two tests leak')
-            expect('Tests run: 9, Failures: 4, Errors: 0, Skipped: 0' in log,
-                   'Surefire\'s summary is not "Tests run: 9, Failures: 4, Errors: 0, Skipped: 0"')
+            expect('Tests run: 24, Failures: 8, Errors: 0, Skipped: 0' in log,
+                   'Surefire\'s summary is not "Tests run: 24, Failures: 8, Errors: 0, Skipped: 0"')
             got = results(project, 'ChecksumTest')
             expect(sorted(got) == ['backgroundCallStillHolding', 'fixedSum', 'leakyOnAnotherThread', 'leakySum'],
                    'tests run: %s', sorted(got))
@@ -162,11 +299,34 @@ def main():
                              r'Ljava/lang/Object;\)V\n +2         at Java_com_example_Checksum_remember\+0x[0-9a-f]+ '
                              r'\(libchecksum\.so\) checksum\.c:%d$' % ref_line, msg, re.M),
                    'ConfigTest.references: no row of 2 global references at checksum.c:%d:\n%s', ref_line, msg)
+            # One invocation of each template and one dynamic test leak: those alone
+            # fail, named as JUnit names them; the factory itself passes.
+            template = results(project, 'TemplateTest')
+            leaks = {'param(int)[2]': ('TemplateTest.param(int)[2] "[2] 4"', 4),
+                     'repeated(RepetitionInfo)[3]': ('TemplateTest.repeated(RepetitionInfo)[3] "repetition 3 of 3"', 6),
+                     'dynamic()[2]': ('TemplateTest.dynamic()[2] "second"', 7)}
+            expect(sorted(template) == sorted(['param(int)[%d]' % i for i in (1, 2, 3)]
+                                              + ['repeated(RepetitionInfo)[%d]' % i for i in (1, 2, 3)]
+                                              + ['dynamic()[%d]' % i for i in (1, 2, 3)]),
+                   'TemplateTest ran: %s', sorted(template))
+            for test, msg in sorted(template.items()):
+                if test not in leaks:
+                    expect(msg is None, 'TemplateTest.%s failed, though it leaked nothing: %s', test, msg)
+                    continue
+                name, longs = leaks[test]
+                expect(msg is not None and template_message(name, 1, longs * 8, line).match(msg),
+                       'TemplateTest.%s: the message is not pinwatch\'s table of 1 leaked pin, %d bytes, '
+                       'named %s:\n%s', test, longs * 8, name, msg)
+            check_jdk_first_use(a, project)
+        elif a.case == 'maven-reports':
+            log = check_reports(a, env, project, props)
         elif a.case == 'maven-noagent':
             # The same tests, the agent left out of Surefire's argLine.
             rc, log = mvn(a, env, project, 'test', '-Dpinwatch.jvmarg=-Dpinwatch.absent=true', *props)
             expect(rc != 0, 'mvn test passed without the agent')
-            for cls, tests in (('ChecksumTest', 4), ('ConfigTest', 5)):
+            # TemplateTest: 3 + 3 invocations, and the factory, which fails before
+            # it makes its dynamic tests.
+            for cls, tests in (('ChecksumTest', 4), ('ConfigTest', 5), ('TemplateTest', 7), ('JdkFirstUseTest', 6)):
                 got = results(project, cls)
                 expect(len(got) == tests, '%s ran %d tests, not %d', cls, len(got), tests)
                 for test, msg in sorted(got.items()):

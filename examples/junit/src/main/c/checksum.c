@@ -53,11 +53,21 @@ EXPORT(jlong, Java_com_example_Checksum_sumWhile, JNIEnv *env, jclass cls, jlong
     return s;
 }
 
-/* The last reference kept (so that NewGlobalRef is not a tail call). */
-static jobject remembered;
+/* The last reference kept, so that NewGlobalRef is not a tail call:
+ * volatile, or the compiler drops the store of a static nobody reads and
+ * the call becomes a jump (keepGlobal below is that case). */
+static jobject volatile remembered;
 
 EXPORT(void, Java_com_example_Checksum_remember, JNIEnv *env, jclass cls, jobject o)
 {
     (void)cls;
     remembered = (*env)->NewGlobalRef(env, o); /* never deleted */
+}
+
+/* The same leak written as a tail call: at -O2 the NewGlobalRef is a jump,
+ * so it returns straight to the method's caller (reported as a tail call). */
+EXPORT(jobject, Java_com_example_Checksum_keepGlobal, JNIEnv *env, jclass cls, jobject o)
+{
+    (void)cls;
+    return (*env)->NewGlobalRef(env, o); /* never deleted */
 }

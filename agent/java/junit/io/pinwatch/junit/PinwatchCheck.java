@@ -41,7 +41,10 @@ public @interface PinwatchCheck {
 
     /**
      * Whether growth of live JNI references (global, weak, and locals of
-     * natively attached threads) fails the test.
+     * natively attached threads) fails the test. References made by the
+     * JDK's own native code (the JVM and the libraries under
+     * {@code java.home/lib}), which caches them once on first use, never
+     * count.
      *
      * @return {@code false} (the default): references are not checked
      */
@@ -57,8 +60,9 @@ public @interface PinwatchCheck {
 
     /**
      * Native methods whose pins and references are not the test's concern,
-     * as {@code package.Class.method}; {@code *} matches any run of
-     * characters ({@code com.example.Cache.*}).
+     * matched against the native method's name, {@code package.Class.method}
+     * without its signature; {@code *} matches any run of characters
+     * ({@code com.example.Cache.*}).
      *
      * @return the patterns, none by default
      */

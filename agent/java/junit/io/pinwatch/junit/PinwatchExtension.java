@@ -10,14 +10,18 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
+import org.junit.jupiter.api.extension.DynamicTestInvocationContext;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.InvocationInterceptor;
+import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
 
 /**
  * A JUnit 5 extension that fails a test which returned having leaked JNI
@@ -31,6 +35,20 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * by a native method that is still running (a background call) are
  * <em>held</em>, not leaked, and never fail a test. A test that already
  * failed is not checked again.
+ *
+ * <p>Each invocation of a {@code @ParameterizedTest}, {@code @RepeatedTest}
+ * or other test template is checked alone and named as JUnit names it,
+ * {@code CodecTest.param(int)[2] "[2] 8"}. Each {@link DynamicTest} of a
+ * {@code @TestFactory} is checked alone too, and a leak in it fails that
+ * dynamic test; the factory itself answers for what its method (and its
+ * {@code @BeforeEach} and {@code @AfterEach} methods) leaked.
+ *
+ * <p>References made by the JDK's own native code (the JVM and the
+ * libraries under {@code java.home/lib}, {@link Site#jdk()}) never count:
+ * the JDK's natives cache references once, on their first use (network
+ * interfaces, file systems, fonts), and whichever test came first would
+ * otherwise fail for them. A reference made by any other library counts,
+ * whichever Java native method it was made in.
  *
  * <p>Register it with {@code @ExtendWith(PinwatchExtension.class)}, with
  * {@link PinwatchCheck} (which also configures it), or for every test with
@@ -46,7 +64,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * {@code @Execution(ExecutionMode.SAME_THREAD)} or
  * {@code @ResourceLock("pinwatch")}.
  */
-public final class PinwatchExtension implements BeforeEachCallback, AfterEachCallback {
+public final class PinwatchExtension implements BeforeEachCallback, AfterEachCallback, InvocationInterceptor {
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(PinwatchExtension.class);
     private static final AtomicInteger RUNNING = new AtomicInteger();
     private static final AtomicLong OVERLAPS = new AtomicLong();
@@ -56,8 +74,12 @@ public final class PinwatchExtension implements BeforeEachCallback, AfterEachCal
     }
 
     private static final class Started {
-        final Snapshot before;
+        /* Moved past a test factory's method and past each of its dynamic
+         * tests, which answer for their own windows: what is left is the
+         * factory's @BeforeEach, method and @AfterEach. */
+        volatile Snapshot before;
         final long overlaps;
+        final AtomicInteger dynamicRunning = new AtomicInteger();
 
         Started(Snapshot before, long overlaps) {
             this.before = before;
@@ -112,6 +134,66 @@ public final class PinwatchExtension implements BeforeEachCallback, AfterEachCal
         }
     }
 
+    /**
+     * Checks a test factory's own window (its {@code @BeforeEach} methods and
+     * the factory method) before its dynamic tests run.
+     */
+    @Override
+    public <T> T interceptTestFactoryMethod(Invocation<T> invocation,
+            ReflectiveInvocationContext<Method> invocationContext, ExtensionContext context) throws Throwable {
+        T result = invocation.proceed();
+        Started started = context.getStore(NAMESPACE).get(Started.class, Started.class);
+        if (started != null) {
+            Snapshot now = Pinwatch.snapshot();
+            String failure = check(Config.of(context), testName(context), now.minus(started.before));
+            started.before = now;
+            if (failure != null) {
+                throw new AssertionError(failure);
+            }
+        }
+        return result;
+    }
+
+    /**
+     * Checks one dynamic test of a checked test factory: a leak in it fails
+     * it, not the factory.
+     */
+    @Override
+    public void interceptDynamicTest(Invocation<Void> invocation, DynamicTestInvocationContext invocationContext,
+            ExtensionContext context) throws Throwable {
+        // The factory's entry, read through the store's parents.
+        Started started = context.getStore(NAMESPACE).get(Started.class, Started.class);
+        if (started == null) {
+            invocation.proceed();
+            return;
+        }
+        if (started.dynamicRunning.incrementAndGet() > 1) {
+            started.dynamicRunning.decrementAndGet();
+            OVERLAPS.incrementAndGet();
+            throw new ExtensionConfigurationException(concurrentMessage(context));
+        }
+        long overlaps = OVERLAPS.get();
+        Snapshot before, after;
+        try {
+            before = Pinwatch.snapshot();
+            try {
+                invocation.proceed();
+            } finally {
+                after = Pinwatch.snapshot();
+                started.before = after;
+            }
+        } finally {
+            started.dynamicRunning.decrementAndGet();
+        }
+        if (OVERLAPS.get() != overlaps) {
+            throw new ExtensionConfigurationException(concurrentMessage(context));
+        }
+        String failure = check(Config.of(context), testName(context), after.minus(before));
+        if (failure != null) {
+            throw new AssertionError(failure);
+        }
+    }
+
     private static String concurrentMessage(ExtensionContext context) {
         return "pinwatch cannot tell which of two tests running at once leaked a pin: " + testName(context)
                 + " ran concurrently with another test checked by pinwatch (JUnit parallel execution). "
@@ -119,10 +201,50 @@ public final class PinwatchExtension implements BeforeEachCallback, AfterEachCal
                 + "@ResourceLock(\"pinwatch\"), or set junit.jupiter.execution.parallel.enabled=false";
     }
 
-    private static String testName(ExtensionContext context) {
-        Optional<Method> m = context.getTestMethod();
-        return m.map(method -> method.getDeclaringClass().getSimpleName() + "." + method.getName() + "()")
-                .orElse(context.getDisplayName());
+    /* A segment of JUnit's unique id, "[type:value]". */
+    private static final Pattern SEGMENT = Pattern.compile("\\[([^:\\]]+):([^\\]]*)\\]");
+
+    /** The context's test method, or its factory's (a dynamic test has none). */
+    private static ExtensionContext methodContext(ExtensionContext context) {
+        for (ExtensionContext c = context; c != null; c = c.getParent().orElse(null)) {
+            if (c.getTestMethod().isPresent()) {
+                return c;
+            }
+        }
+        return context;
+    }
+
+    /**
+     * The test as JUnit names it: {@code Class.method(types)}, then for an
+     * invocation of a test template or a dynamic test its index (one per
+     * level, from JUnit's unique id, as Surefire writes it) and its display
+     * name, which carries the arguments: {@code CodecTest.param(int)[2] "[2] 8"}.
+     */
+    static String testName(ExtensionContext context) {
+        Method m = methodContext(context).getTestMethod().orElse(null);
+        if (m == null) {
+            return context.getDisplayName();
+        }
+        StringBuilder name = new StringBuilder(m.getDeclaringClass().getSimpleName()).append('.')
+                .append(m.getName()).append('(');
+        Class<?>[] types = m.getParameterTypes();
+        for (int i = 0; i < types.length; i++) {
+            name.append(i > 0 ? ", " : "").append(types[i].getSimpleName());
+        }
+        name.append(')');
+        boolean invocation = false;
+        Matcher seg = SEGMENT.matcher(context.getUniqueId());
+        while (seg.find()) {
+            String type = seg.group(1), value = seg.group(2);
+            if ((type.equals("test-template-invocation") || type.startsWith("dynamic-")) && value.startsWith("#")) {
+                name.append('[').append(value, 1, value.length()).append(']');
+                invocation = true;
+            }
+        }
+        if (invocation) {
+            name.append(" \"").append(context.getDisplayName()).append('"');
+        }
+        return name.toString();
     }
 
     /** The failure message for a test's difference, or null when it passes. */
@@ -162,12 +284,29 @@ public final class PinwatchExtension implements BeforeEachCallback, AfterEachCal
         if (config.references) {
             List<Row> grew = new ArrayList<>();
             long count = 0;
+            List<List<Site>> grewSites = new ArrayList<>();
+            List<Long> grewLive = new ArrayList<>();
             for (Row r : diff.references()) {
-                if (r.live() != 0 && !config.ignored(r.method())) {
-                    count += r.live();
-                    if (r.live() > 0) {
-                        grew.add(r);
+                if (r.live() == 0 || config.ignored(r.method())) {
+                    continue;
+                }
+                // Only the sites outside the JDK's own code: its natives'
+                // one-time caches belong to no test (the class comment).
+                long live = 0;
+                List<Site> sites = new ArrayList<>();
+                for (Site s : r.sites()) {
+                    if (s.live() != 0 && !s.jdk()) {
+                        live += s.live();
+                        if (s.live() > 0) {
+                            sites.add(s);
+                        }
                     }
+                }
+                count += live;
+                if (live > 0) {
+                    grew.add(r);
+                    grewSites.add(sites);
+                    grewLive.add(live);
                 }
             }
             if (count > config.referenceLimit) {
@@ -177,13 +316,12 @@ public final class PinwatchExtension implements BeforeEachCallback, AfterEachCal
                 out.append(String.format(Locale.ROOT, "pinwatch: %s returned with %d more live JNI reference%s (limit %d)",
                         test, count, count == 1 ? "" : "s", config.referenceLimit));
                 out.append(String.format(Locale.ROOT, "%n    %6s %-7s %-26s %s", "+LIVE", "KIND", "FUNCTION", "NATIVE METHOD"));
-                for (Row r : grew) {
-                    out.append(String.format(Locale.ROOT, "%n    %6d %-7s %-26s %s%s", r.live(), r.kind(), r.function(),
-                            r.method(), r.signature()));
-                    for (Site s : r.sites()) {
-                        if (s.live() > 0) {
-                            out.append(String.format(Locale.ROOT, "%n    %6d         at %s", s.live(), s.callSite()));
-                        }
+                for (int i = 0; i < grew.size(); i++) {
+                    Row r = grew.get(i);
+                    out.append(String.format(Locale.ROOT, "%n    %6d %-7s %-26s %s%s", grewLive.get(i), r.kind(),
+                            r.function(), r.method(), r.signature()));
+                    for (Site s : grewSites.get(i)) {
+                        out.append(String.format(Locale.ROOT, "%n    %6d         at %s", s.live(), s.callSite()));
                     }
                 }
             }
@@ -214,6 +352,7 @@ public final class PinwatchExtension implements BeforeEachCallback, AfterEachCal
         }
 
         static Config of(ExtensionContext context) {
+            context = methodContext(context);
             PinwatchCheck a = context.getTestMethod().map(m -> m.getAnnotation(PinwatchCheck.class)).orElse(null);
             for (Class<?> c = context.getTestClass().orElse(null); a == null && c != null; c = c.getEnclosingClass()) {
                 a = ((AnnotatedElement) c).getAnnotation(PinwatchCheck.class);

@@ -19,6 +19,9 @@ public final class Checksum {
     /** Keeps a JNI global reference to o, never deleted (a reference leak). */
     public static native void remember(Object o);
 
+    /** Returns a new JNI global reference to o, never deleted (made by a tail call). */
+    public static native Object keepGlobal(Object o);
+
     /** Sums a while whileHeld runs (with a's elements pinned), then releases them. */
     public static native long sumWhile(long[] a, Runnable whileHeld);
 }
