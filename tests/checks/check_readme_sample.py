@@ -112,7 +112,7 @@ def main():
     ap.add_argument('--jdk-home', required=True)
     args = ap.parse_args()
     if not os.access(os.path.join(args.jdk_home, 'bin', 'java'), os.X_OK):
-        print('SKIP: no JDK 17 at %s' % args.jdk_home)
+        print('SKIP: JDK jdk17 absent at %s: not run' % args.jdk_home)
         return 77
     want = readme_block(args.readme)
     env = dict(os.environ, JAVA_HOME=args.jdk_home)
