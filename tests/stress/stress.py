@@ -302,8 +302,14 @@ def stress_run(ctx, ops, variant, threads=STRESS_THREADS, batch=STRESS_BATCH):
            'with at most ~%d pins live', figures['table_bytes_max'], threads * 3 + 136)
     expect(figures['table_bytes_exit'] <= 1 << 20, 'table_bytes at exit %d, expected at most 1 MiB',
            figures['table_bytes_exit'])
-    expect(figures['rss_growth_kib'] <= 96 * 1024, 'VmRSS grew by %d KiB during %d operations, '
-           'expected at most 96 MiB', figures['rss_growth_kib'], ops)
+    if os.environ.get('ASAN_OPTIONS'):
+        # ASan keeps freed blocks in its quarantine (256 MiB) and maps shadow
+        # memory: the RSS measures them, not the agent.  The plain build
+        # checks the bound; here the sanitizers check every access.
+        print('VmRSS grew by %d KiB under ASan: not bounded here (its quarantine)' % figures['rss_growth_kib'])
+    else:
+        expect(figures['rss_growth_kib'] <= 96 * 1024, 'VmRSS grew by %d KiB during %d operations, '
+               'expected at most 96 MiB', figures['rss_growth_kib'], ops)
     print('figures: ' + json.dumps(figures))
     return figures
 
