@@ -1100,11 +1100,32 @@ def case_attach_as_root(ctx):
     expect(geteuid_is_root(), 'pinwatch changed our uid')
 
 
+def namespaces(unshare):
+    """The unshare argv that makes new mount and PID namespaces here, and
+    how.  Root makes them directly; where that is refused (a container
+    without CAP_SYS_ADMIN), an unprivileged user namespace that maps root to
+    root may still be allowed.  A chroot, as in ../shared/fresh/check-fresh,
+    can have neither: the kernel refuses a user namespace to a chrooted
+    process, and unshare cannot make / private where / is not a mount point.
+    PW_TEST_NAMESPACES=user tries the user namespace alone."""
+    tries = [('in a user namespace', [unshare, '--user', '--map-root-user'])]
+    if os.environ.get('PW_TEST_NAMESPACES') != 'user':
+        tries.insert(0, ('as root', [unshare]))
+    refused = []
+    for how, prefix in tries:
+        argv = prefix + ['--mount', '--pid', '--fork', '--mount-proc']
+        probe = subprocess.run(argv + ['true'], capture_output=True)
+        if probe.returncode == 0:
+            return how, argv
+        refused.append('%s: %s' % (' '.join(argv[1:]), probe.stderr.decode(errors='replace').strip()))
+    raise Skip('cannot create namespaces here (%s)' % '; '.join(refused))
+
+
 def case_attach_container(ctx):
     """Root attaching to a JVM in other mount and PID namespaces (a container
     without the agent's directory).  A case of its own: where namespaces
-    cannot be made (a chroot, as in ../shared/fresh/check-fresh) it skips
-    alone, and attach-as-root still runs."""
+    cannot be made (namespaces()) it skips alone, saying why, and
+    attach-as-root still runs."""
     if os.geteuid() != 0:
         raise Skip('needs root')
     # New mount and PID namespaces, the agent's directory hidden under a
@@ -1117,12 +1138,10 @@ def case_attach_container(ctx):
         mounts += ' && /bin/mount -t tmpfs pwtmp /tmp'
     unshare = shutil.which('unshare', path='/usr/bin:/bin')
     if unshare is None:
-        raise Skip('no unshare(1)')
-    probe = subprocess.run([unshare, '--mount', '--pid', '--fork', '--mount-proc', 'true'], capture_output=True)
-    if probe.returncode != 0:
-        raise Skip('cannot create namespaces here: %s' % probe.stderr.decode(errors='replace').strip())
-    argv = [unshare, '--mount', '--pid', '--fork', '--mount-proc', '--propagation', 'private', '/bin/sh', '-c',
-            '%s && exec "$@"' % mounts, 'sh'] + ctx.java_argv()
+        raise Skip('no unshare(1) (Debian package util-linux)')
+    how, argv = namespaces(unshare)
+    print('namespaces made %s' % how)
+    argv += ['--propagation', 'private', '/bin/sh', '-c', '%s && exec "$@"' % mounts, 'sh'] + ctx.java_argv()
     jvm = Jvm(ctx, argv)
     expect(jvm.pid == 1, 'the JVM in the new PID namespace says pid %d, expected 1', jvm.pid)
     host_pid = find_child_java(jvm.p.pid)
@@ -1217,7 +1236,8 @@ def main():
     ap.add_argument('--libpath')
     opts = ap.parse_args()
     if opts.case in JVM_CASES and not os.access(os.path.join(opts.jdk_home or '', 'bin', 'java'), os.X_OK):
-        print('SKIP: %s not found at %s' % (opts.jdk_name, opts.jdk_home))
+        print('SKIP: JDK %s absent%s: not run' % (opts.jdk_name,
+                                                 ' at ' + opts.jdk_home if opts.jdk_home else ''))
         return SKIP
     ctx = Ctx(opts)
     started = time.monotonic()

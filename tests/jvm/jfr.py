@@ -449,7 +449,11 @@ def main():
     p.add_argument('--jar', required=True, help='the fixtures jar (jfr-findings)')
     p.add_argument('--fixture-lib', required=True)
     args = p.parse_args()
-    if not args.jdk_home or not os.path.exists(os.path.join(args.jdk_home, 'bin', 'jfr')):
+    if not os.access(os.path.join(args.jdk_home, 'bin', 'java'), os.X_OK):
+        print('SKIP: JDK %s absent%s: not run' % (args.jdk_name,
+                                                 ' at ' + args.jdk_home if args.jdk_home else ''))
+        return 77
+    if not os.path.exists(os.path.join(args.jdk_home, 'bin', 'jfr')):
         print('SKIP: %s: no JDK with a jfr tool at %r' % (args.jdk_name, args.jdk_home))
         return 77
     tmp = tempfile.mkdtemp(prefix='pwjfr-')

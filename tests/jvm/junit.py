@@ -240,7 +240,7 @@ def main():
         p.add_argument(opt, required=True)
     a = p.parse_args()
     if not os.access(os.path.join(a.jdk_home, 'bin', 'java'), os.X_OK):
-        print('SKIP: %s not found at %s' % (a.jdk_name, a.jdk_home))
+        print('SKIP: JDK %s absent%s: not run' % (a.jdk_name, ' at ' + a.jdk_home if a.jdk_home else ''))
         return SKIP
     if shutil.which('mvn') is None:
         print('SKIP: mvn (Debian package maven) not installed')

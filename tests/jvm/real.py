@@ -4,6 +4,7 @@
 
     real.py CASE --jdk-name jdk17 --jdk-home DIR --agent libpinwatch.so \
             --javac JAVAC --src tests/real --cache DIR [--pinwatch CLI]
+    real.py --prefetch DIR      every case's artifacts into DIR, once (.ci/run)
 
 Each case fetches the library at a leaking and at a fixed version from Maven
 Central with the ordinary Maven client (mvn, into DIR/repo: a cache beside the
@@ -15,7 +16,15 @@ function, the pins leaked per call times the calls, the bytes.  On the fixed
 version the same method holds no live pin.
 
 Exit status: 0 pass, 1 fail, 77 skip: the JDK is missing, or an artifact
-cannot be had (no mvn, no network): one line saying which.
+cannot be had (no mvn, no network): one line saying which.  Under CI=true an
+artifact that cannot be had is a failure: CI has the network, and a Maven
+Central outage must not leave it green with the suite unrun.
+
+One limit for the fetch: meson's timeout of the case, less RUN_RESERVE for
+compiling and running the drivers.  A first fetch is about 200 MB, so .ci/run
+fetches everything first with --prefetch, outside meson's timeouts
+(PREFETCH_TIMEOUT); when that fails it leaves the reason in DIR/unavailable,
+and the cases say it at once rather than each try again.
 
 PINWATCH_REAL_CACHE, when set, replaces --cache.
 """
@@ -32,7 +41,8 @@ from harness import (SKIP, Case, Context, Session, case_parser, expect, expect_r
 # The Maven plugin that resolves a runtime classpath; pinned, so a new release
 # cannot change what the suite runs.
 DEPENDENCY_PLUGIN = 'org.apache.maven.plugins:maven-dependency-plugin:3.6.1'
-MVN_TIMEOUT = 900
+RUN_RESERVE = 60            # of a case's meson timeout, kept for javac and the JVM runs
+PREFETCH_TIMEOUT = 900      # all artifacts, outside meson (.ci/run)
 
 ROCKS_SIG = ('(JJ[J[Ljava/nio/ByteBuffer;[I[I[Ljava/nio/ByteBuffer;[I[Lorg/rocksdb/Status;)V')
 ROCKS_KEYS = 7              # RocksMultiGet.KEYS
@@ -74,10 +84,11 @@ class Unavailable(Exception):
     """An artifact could not be had: the case is skipped, saying which."""
 
 
-def fetch(cache, group, artifact, version):
+def fetch(cache, group, artifact, version, deadline):
     """The runtime classpath (jar paths) of group:artifact:version, resolved
-    with mvn into cache/repo once and read from cache/classpath afterwards.
-    Cases on several JDKs run at once: one fetch at a time, under a lock."""
+    with mvn into cache/repo once and read from cache/classpath afterwards,
+    by time.monotonic() deadline.  Cases on several JDKs run at once: one
+    fetch at a time, under a lock."""
     os.makedirs(cache, exist_ok=True)
     name = '%s:%s:%s' % (group, artifact, version)
     listing = os.path.join(cache, 'classpath', '%s_%s_%s.txt' % (group, artifact, version))
@@ -90,10 +101,22 @@ def fetch(cache, group, artifact, version):
         return jars if jars and all(os.path.exists(p) for p in jars) else None
 
     with open(os.path.join(cache, '.lock'), 'w') as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise Unavailable('%s: another case was still fetching at this one\'s limit' % name)
+                time.sleep(0.5)
         jars = cached()
         if jars:
             return jars
+        marker = os.path.join(cache, 'unavailable')
+        if os.path.exists(marker):
+            with open(marker, encoding='utf-8', errors='replace') as f:
+                raise Unavailable('%s: not in the cache, and real.py --prefetch could not fetch it: %s'
+                                  % (name, f.read().strip()))
         mvn = subprocess.run(['sh', '-c', 'command -v mvn'], stdout=subprocess.PIPE,
                              universal_newlines=True).stdout.strip()
         if not mvn:
@@ -108,12 +131,13 @@ def fetch(cache, group, artifact, version):
                 DEPENDENCY_PLUGIN + ':build-classpath', '-Dmdep.includeScope=runtime',
                 '-Dmdep.outputFile=' + listing + '.part']
         started = time.monotonic()
+        limit = max(1, int(deadline - started))
         try:
             done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, universal_newlines=True,
-                                  errors='replace', timeout=MVN_TIMEOUT)
+                                  errors='replace', timeout=limit)
         except subprocess.TimeoutExpired:
-            raise Unavailable('%s: mvn did not finish within %d s' % (name, MVN_TIMEOUT))
+            raise Unavailable('%s: mvn did not finish within the %d s left' % (name, limit))
         errors = [l for l in done.stdout.splitlines() if 'ERROR' in l] or done.stdout.splitlines()
         if done.returncode != 0 or not os.path.exists(listing + '.part'):
             raise Unavailable('%s: mvn exited %d: %s' % (name, done.returncode,
@@ -125,6 +149,30 @@ def fetch(cache, group, artifact, version):
         print('fetched %s: %d jars, %.1f MB, %.1f s' % (
             name, len(jars), sum(os.path.getsize(p) for p in jars) / 1e6, time.monotonic() - started))
         return jars
+
+
+def prefetch(cache):
+    """Every case's artifacts into cache, within PREFETCH_TIMEOUT in all.  On
+    failure, the reason in cache/unavailable for the cases to report."""
+    cache = os.path.abspath(cache)
+    marker = os.path.join(cache, 'unavailable')
+    if os.path.exists(marker):
+        os.unlink(marker)
+    deadline = time.monotonic() + PREFETCH_TIMEOUT
+    failed = []
+    for group, artifact, leaking, fixed, _ in LIBRARIES.values():
+        for version in (leaking, fixed):
+            try:
+                jars = fetch(cache, group, artifact, version, deadline)
+                print('%s:%s:%s: %d jars in the cache' % (group, artifact, version, len(jars)))
+            except Unavailable as e:
+                print('cannot fetch %s' % e)
+                failed.append(str(e))
+    if failed:
+        with open(marker, 'w', encoding='utf-8') as f:
+            f.write('; '.join(failed) + '\n')
+        return 1
+    return 0
 
 
 def compile_driver(ctx, javac, src, jars, driver, label):
@@ -145,13 +193,14 @@ class Library:
 
     def __init__(self, ctx, args, case):
         self.ctx = ctx
+        deadline = args.started + CASES[args.case].timeout - RUN_RESERVE
         group, artifact, self.leaking, self.fixed, driver = LIBRARIES[case]
         self.name = '%s:%s' % (group, artifact)
         self.driver = driver
         self.main = 'pinwatch.real.' + driver
         self.classpath = {}
         for version in (self.leaking, self.fixed):
-            jars = fetch(args.cache, group, artifact, version)
+            jars = fetch(args.cache, group, artifact, version, deadline)
             self.classpath[version] = (jars, None)
         self.args = args
 
@@ -317,25 +366,32 @@ CASES = {
 
 
 def main():
+    if sys.argv[1:2] == ['--prefetch'] and len(sys.argv) == 3:
+        return prefetch(sys.argv[2])
+    started = time.monotonic()
     parser = case_parser(__doc__, CASES)
     parser.add_argument('--javac', required=True, help='javac of JDK 17 or later')
     parser.add_argument('--src', required=True, help='tests/real: the Java drivers')
     parser.add_argument('--cache', required=True, help='Maven cache, beside the build directory')
     parser.add_argument('--pinwatch', help='the pinwatch command (late attach)')
     args = parser.parse_args()
+    args.started = started
     # .ci/run points every build (native, cross) at one cache: one fetch per machine.
     args.cache = os.path.abspath(os.environ.get('PINWATCH_REAL_CACHE') or args.cache)
     ctx = Context(args.case, args.jdk_name, args.jdk_home, os.path.abspath(args.agent),
                   None, os.path.join(os.path.abspath(args.src), 'none.so'), None)
     ctx.pinwatch = os.path.abspath(args.pinwatch) if args.pinwatch else None
-    started = time.monotonic()
     try:
         ctx.require_jdk()
         expect(os.path.exists(ctx.agent), 'agent not built: %s', ctx.agent)
         CASES[args.case].run(ctx, args)
     except Unavailable as e:
-        print('SKIP: %s on %s: %s' % (args.case, args.jdk_name, e))
         ctx.cleanup()
+        if os.environ.get('CI'):
+            print('FAIL: %s on %s: %s (CI=true: an artifact CI cannot fetch is a failure, not a skip)'
+                  % (args.case, args.jdk_name, e))
+            return 1
+        print('SKIP: %s on %s: %s' % (args.case, args.jdk_name, e))
         return SKIP
     except SystemExit:
         ctx.cleanup()

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """pinwatch stress, fault, bad-input, security and limits tests (issue 6).
 
-    stress.py CASE --jdk NAME=HOME --agent libpinwatch.so --jar pwstress.jar --lib libpwstress.so
+    stress.py CASE --jdk NAME=HOME --agent libpinwatch.so --jar pwstress.jar --lib libpwstress.so \
+              [--limit SECONDS]
     stress.py full --jdk jdk17=HOME --jdk jdk25=HOME ...      the full-size runs (not a test)
 
 Exit status: 0 pass, 1 fail (expected vs got, the JVM command line and its
@@ -41,6 +42,20 @@ STRESS_OPS = 4000000        # the suite's size: ~1-2 s of workload per variant a
 FULL_OPS = 10000000
 LIVE_PINS = 10000000
 LIVE_PER_CALL = 100000
+# One limit a case: meson's timeout for it (--limit, times PW_LIMIT_SCALE
+# under a setup that multiplies it).  The long JVM waits end LIMIT_RESERVE
+# before it, so a slow machine fails with this script's message and
+# figures, not meson's kill.  The full-size runs (no meson) wait FULL_WAIT.
+LIMIT_RESERVE = 5
+FULL_WAIT = 600
+case_deadline = None
+
+
+def time_left():
+    """Seconds a long JVM wait may take: until the case's limit, or FULL_WAIT."""
+    if case_deadline is None:
+        return FULL_WAIT
+    return max(1, case_deadline - time.monotonic())
 
 # enum pw_function order; Natives.targets() gives each family's object.
 FUNCTIONS = ['GetBooleanArrayElements', 'GetByteArrayElements', 'GetCharArrayElements',
@@ -235,7 +250,7 @@ def check_stress(ctx, dumps, last, ops, threads, batch, attached):
     return intervals
 
 
-def stress_run(ctx, ops, variant, threads=STRESS_THREADS, batch=STRESS_BATCH, timeout=600):
+def stress_run(ctx, ops, variant, threads=STRESS_THREADS, batch=STRESS_BATCH):
     """One Stress run; returns the figures."""
     report = ctx.report_path('stress-%s.jsonl' % variant)
     options = 'file=%s,format=json,interval=0.05' % report
@@ -248,7 +263,7 @@ def stress_run(ctx, ops, variant, threads=STRESS_THREADS, batch=STRESS_BATCH, ti
         with Session(ctx, argv) as s:
             s.run.report_path = report
             watch = RssWatch(s.pid)
-            rc = s.finish(timeout=timeout)
+            rc = s.finish(timeout=time_left())
             peak = watch.stop()
     else:
         argv = ctx.java_argv(main_class('Stress'), args, with_agent=False,
@@ -261,7 +276,7 @@ def stress_run(ctx, ops, variant, threads=STRESS_THREADS, batch=STRESS_BATCH, ti
             time.sleep(0.3)
             expect_loaded(*agent_load(s, ctx, options), options)
             s.send('attached')
-            rc = s.finish(timeout=timeout)
+            rc = s.finish(timeout=time_left())
             peak = watch.stop()
     wall = time.monotonic() - t0
     out = s.stdout_text()
@@ -287,8 +302,14 @@ def stress_run(ctx, ops, variant, threads=STRESS_THREADS, batch=STRESS_BATCH, ti
            'with at most ~%d pins live', figures['table_bytes_max'], threads * 3 + 136)
     expect(figures['table_bytes_exit'] <= 1 << 20, 'table_bytes at exit %d, expected at most 1 MiB',
            figures['table_bytes_exit'])
-    expect(figures['rss_growth_kib'] <= 96 * 1024, 'VmRSS grew by %d KiB during %d operations, '
-           'expected at most 96 MiB', figures['rss_growth_kib'], ops)
+    if os.environ.get('ASAN_OPTIONS'):
+        # ASan keeps freed blocks in its quarantine (256 MiB) and maps shadow
+        # memory: the RSS measures them, not the agent.  The plain build
+        # checks the bound; here the sanitizers check every access.
+        print('VmRSS grew by %d KiB under ASan: not bounded here (its quarantine)' % figures['rss_growth_kib'])
+    else:
+        expect(figures['rss_growth_kib'] <= 96 * 1024, 'VmRSS grew by %d KiB during %d operations, '
+               'expected at most 96 MiB', figures['rss_growth_kib'], ops)
     print('figures: ' + json.dumps(figures))
     return figures
 
@@ -679,21 +700,21 @@ def case_bad_releases(ctx):
 # 5. Limits
 # --------------------------------------------------------------------------
 
-def live_pins(ctx, total=LIVE_PINS, per_call=LIVE_PER_CALL, timeout=600):
+def live_pins(ctx, total=LIVE_PINS, per_call=LIVE_PER_CALL):
     report = ctx.report_path()
     argv = ctx.java_argv(main_class('Limits'), [str(total), str(per_call)],
                          agent_options='file=%s,format=json' % report)
     t0 = time.monotonic()
     with Session(ctx, argv) as s:
         s.run.report_path = report
-        m = s.wait_for(r'^LEAKED (\d+)$', timeout=timeout)
+        m = s.wait_for(r'^LEAKED (\d+)$', timeout=time_left())
         leak_s = time.monotonic() - t0
         rss = rss_kib(s.pid)
         t1 = time.monotonic()
         s.jcmd('JVMTI.data_dump')
         dump_s = time.monotonic() - t1
         s.send('go')
-        rc = s.finish(timeout=timeout)
+        rc = s.finish(timeout=time_left())
     expect(rc == 0, 'JVM exit status: expected 0, got %s', rc)
     expect(int(m.group(1)) == total, 'the fixture leaked %s pins, expected %d', m.group(1), total)
     dumps, last = load_report(report)
@@ -842,7 +863,12 @@ def main():
     parser.add_argument('--jar', required=True)
     parser.add_argument('--lib', required=True)
     parser.add_argument('--ops', type=int, help='operations for the stress cases')
+    parser.add_argument('--limit', type=float, help="meson's timeout for the case, in seconds")
     args = parser.parse_args()
+    if args.limit:
+        global case_deadline
+        scale = float(os.environ.get('PW_LIMIT_SCALE') or 1)
+        case_deadline = time.monotonic() + args.limit * scale - LIMIT_RESERVE
     if args.case != 'full':
         ctx = make_ctx(args.case, args.jdk[0], args)
         fn = CASES[args.case]
