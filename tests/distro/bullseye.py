@@ -14,8 +14,9 @@ example (BUILD_DIR/examples: training.jar, libtrain_jni.so) and the command test
 newer than the root's (checked with objdump).  Then, on each JDK, every program chrooted into
 ROOT (in a mount namespace of its own, with /proc and /dev mounted for it alone):
 
-  1. java -agentpath:.../lib/libpinwatch.so -jar training.jar 400: the text table's evalStep
-     row (100 live, 1600 bytes, 100 leaked, 400 acquired, 300 released) and its site,
+  1. java -agentpath:.../lib/libpinwatch.so -jar training.jar 400: no WARN or ERROR line from
+     the agent (a jar it cannot find costs the Flight Recorder events), the text table's
+     evalStep row (100 live, 1600 bytes, 100 leaked, 400 acquired, 300 released) and its site,
      Java_ai_example_TrainingSession_evalStep+0x.. (libtrain_jni.so) train_jni.c:N, N being
      the line of train_jni.c that calls GetLongArrayElements;
   2. bin/pinwatch run --format json (the agent found next to the command) of the same: the
@@ -249,6 +250,10 @@ class Proof:
                (p.stdout + p.stderr)[-2000:])
         expect('trained %d steps (%d validation steps)' % (STEPS, STEPS // 4) in p.stdout,
                '%s: the example printed %r', name, p.stdout)
+        # The archive's agent starts as the build's does: nothing it would do is left out
+        # (its jar beside it gives the Flight Recorder events, its libraries are all inside).
+        warnings = [l for l in p.stderr.splitlines() if l.startswith(('[pinwatch] WARN', '[pinwatch] ERROR'))]
+        expect(not warnings, '%s: the agent warned at start:\n%s', name, '\n'.join(warnings))
         live = STEPS // 4
         row = re.search(r'^ +%d +%d +%d +0 +%d +%d +\S+ +GetLongArrayElements +%s\(J\[J\)\[J$'
                         % (live, live * EVAL_BYTES, live, STEPS, STEPS - live, re.escape(EVAL)), p.stderr, re.M)
