@@ -22,6 +22,7 @@
 
 #include "base/clock.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -124,6 +125,38 @@ read_maps(struct pw_target *t)
     return true;
 }
 
+/* Whether a thread of the agent's own runs in the process: the clock and
+ * the report thread start once the agent has started (entry/agent.c).  A
+ * library whose Agent_OnAttach refused (bad options) has none: JDK 11 keeps
+ * such a library mapped (later JDKs unload it), and it tracks nothing. */
+static bool
+agent_threads_run(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
+    DIR *d = opendir(path);
+    if (d == NULL)
+        return true; /* cannot tell: believe the mappings */
+    bool found = false;
+    struct dirent *e;
+    while (!found && (e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char comm_path[128], comm[32] = "";
+        snprintf(comm_path, sizeof(comm_path), "%s/%s/comm", path, e->d_name);
+        FILE *f = fopen(comm_path, "re");
+        if (f == NULL)
+            continue;
+        if (fgets(comm, sizeof(comm), f) != NULL) {
+            comm[strcspn(comm, "\n")] = '\0';
+            found = strcmp(comm, "pinwatch-clock") == 0 || strcmp(comm, "pinwatch") == 0;
+        }
+        fclose(f);
+    }
+    closedir(d);
+    return found;
+}
+
 static bool
 same_mount_ns(pid_t pid)
 {
@@ -160,6 +193,8 @@ pw_target_open(pid_t pid, struct pw_target *t)
     }
     if (!read_maps(t))
         return false;
+    if (t->loaded[0] != '\0' && !agent_threads_run(pid))
+        t->loaded[0] = '\0';
     if (!t->is_jvm) {
         /* SIGQUIT would end a process that does not handle it: ask no
          * process that maps no JVM. */

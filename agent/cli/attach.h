@@ -19,7 +19,8 @@ struct pw_target {
     char root[64];
     bool is_jvm; /* libjvm.so is mapped */
     /* The pinwatch library mapped into the JVM, as the JVM names it; "" if
-     * none.  A dump must load that very file: another path is another copy. */
+     * none, or if its agent refused to start (JDK 11 keeps such a library
+     * mapped: no thread of the agent's runs).  A dump must load that very file: another path is another copy. */
     char loaded[PATH_MAX];
     bool loaded_deleted; /* replaced or removed since it was loaded */
     /* Our ids while we act as the JVM's owner (see pw_target_enter). */

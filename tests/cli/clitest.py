@@ -45,6 +45,18 @@ QEMU_ROOT = os.environ.get('PW_QEMU_ROOT') or None
 TIME_SCALE = 4 if QEMU_ROOT else 1
 
 
+def native_access_flags(jdk_home):
+    """Quiets JDK 24+'s restricted-method warnings; JDK 17 accepts the
+    option, JDK 11's launcher refuses to start with it (its release file
+    says which JDK it is)."""
+    try:
+        with open(os.path.join(jdk_home or '', 'release'), encoding='utf-8') as f:
+            m = re.search(r'^JAVA_VERSION="(\d+)', f.read(), re.M)
+    except OSError:
+        m = None
+    return [] if m and int(m.group(1)) < 17 else ['--enable-native-access=ALL-UNNAMED']
+
+
 class Fail(Exception):
     pass
 
@@ -153,7 +165,7 @@ class Ctx:
         return p.returncode, p.stdout, p.stderr
 
     def java_argv(self, extra=(), classpath=None, libpath=None):
-        return [self.java, '-XX:+EnableDynamicAgentLoading', '--enable-native-access=ALL-UNNAMED',
+        return [self.java, '-XX:+EnableDynamicAgentLoading'] + native_access_flags(self.o.jdk_home) + [
                 '-Xshare:auto', '-XX:TieredStopAtLevel=1'] + list(extra) + [
                     '-cp', classpath or self.o.classpath,
                     '-Djava.library.path=' + (libpath or self.o.libpath), 'pinwatch.cli.Driver']

@@ -44,6 +44,24 @@ class Case:
         self.run, self.timeout, self.serial = run, timeout, serial
 
 
+def jdk_feature(jdk_home):
+    """The JDK's feature release (11, 17, 21, ...), from its release
+    file: no JVM to start, and it holds under qemu too.  0 when unknown."""
+    try:
+        with open(os.path.join(jdk_home, 'release'), encoding='utf-8') as f:
+            m = re.search(r'^JAVA_VERSION="(\d+)', f.read(), re.M)
+    except OSError:
+        return 0
+    return int(m.group(1)) if m else 0
+
+
+def native_access_flags(jdk_home):
+    """Quiets JDK 24+'s restricted-method warnings; JDK 17 accepts the
+    option, JDK 11's launcher refuses to start with it."""
+    feature = jdk_feature(jdk_home)
+    return ['--enable-native-access=ALL-UNNAMED'] if feature == 0 or feature >= 17 else []
+
+
 def case_parser(description, cases):
     """The arguments every case runner (cases.py, real.py) takes: the case,
     and the JDK and agent it runs with; each runner adds its own."""
@@ -159,8 +177,7 @@ class Context:
             if agent_options is None:
                 agent_options = 'file=%s,format=json' % self.report_path()
             argv.append(self.agent_arg(agent_options))
-        # Quiet JDK 24+'s restricted-method warnings; accepted by JDK 17 too.
-        argv += ['--enable-native-access=ALL-UNNAMED', '-Xss2m']
+        argv += native_access_flags(self.jdk_home) + ['-Xss2m']
         argv.append('-Djava.library.path=%s' % (library_path or os.path.dirname(self.fixture_lib)))
         argv += list(jvm_args)
         argv += ['-cp', classpath or self.jar]

@@ -177,11 +177,11 @@ def prefetch(cache):
 
 def compile_driver(ctx, javac, src, jars, driver, label):
     """The case's driver compiled against one version's jars, into the
-    scratch directory (javac of the build's JDK 17: class files run on every
+    scratch directory (javac of the build's JDK 17, class files for 11: they run on every
     JDK).  The other drivers need other libraries: not compiled."""
     out = os.path.join(ctx.tmpdir, 'classes-' + label)
     sources = [os.path.join(src, 'pinwatch', 'real', f + '.java') for f in ('Driver', driver)]
-    argv = [javac, '--release', '17', '-nowarn', '-d', out, '-cp', os.pathsep.join(jars)] + sources
+    argv = [javac, '--release', '11', '-nowarn', '-d', out, '-cp', os.pathsep.join(jars)] + sources
     done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, universal_newlines=True, errors='replace')
     expect(done.returncode == 0, 'javac failed (%s):\n%s', ' '.join(argv), tail(done.stdout))

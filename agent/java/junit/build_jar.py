@@ -55,7 +55,7 @@ def main():
             print('%s fetched, but its jars are not in %s' % (JUNIT, a.repo), file=sys.stderr)
             return 1
     with tempfile.TemporaryDirectory() as classes:
-        rc = subprocess.run([a.javac, '--release', '17', '-Xlint:all', '-Xdoclint:all/protected', '-Werror',
+        rc = subprocess.run([a.javac, '--release', '11', '-Xlint:all', '-Xdoclint:all/protected', '-Werror',
                              '-cp', os.pathsep.join([a.api_jar] + cp), '-d', classes] + a.sources).returncode
         if rc != 0:
             return rc
