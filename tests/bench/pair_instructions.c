@@ -23,9 +23,11 @@
  * memcpy(byte[], byte[], long) through a Library interface, as pinwatch's
  * own report of that workload counts it (tests/bench/README.md): three
  * GetObjectArrayElement, two GetObjectClass, two CallObjectMethod (the
- * arrays' component types), then GetByteArrayElements of the two arrays
- * fetched from the Object[] (not argument handles: the length cache does
- * not know them), their two releases, and the return.
+ * arrays' component types), the type tests callgrind counts per call of
+ * JNA's dispatch (30 IsInstanceOf, 12 IsAssignableFrom, 12 IsSameObject:
+ * JNI functions no wrapper owns), then GetByteArrayElements of the two
+ * arrays fetched from the Object[] (not argument handles: the length cache
+ * does not know them), their two releases, and the return.
  *
  * After the loop, outside what is counted (its cost does not grow with N,
  * and count_instructions.py subtracts a short run from a long one), the
@@ -166,6 +168,20 @@ array_element(JNIEnv *env, jobjectArray array, jsize index)
     (void)env;
     (void)array;
     return (jobject)&element_handles[index % 3];
+}
+
+static jboolean JNICALL
+instance_of(JNIEnv *env, jobject obj, jclass cls)
+{
+    (void)env;
+    return obj == (jobject)cls;
+}
+
+static jboolean JNICALL
+assignable(JNIEnv *env, jclass sub, jclass sup)
+{
+    (void)env;
+    return sub == sup;
 }
 
 static jbyte byte_buffers[2][64];
@@ -318,6 +334,13 @@ jna_calls(JNIEnv *env, struct pw_thread *t, jobjectArray args, long n)
         jobject st = (*env)->CallObjectMethod(env, sc, NULL);
         if (len == NULL || dt == NULL || st == NULL)
             return -1;
+        /* JNA's type tests of the arguments and the return type. */
+        for (int k = 0; k < 30; k++)
+            sum += (*env)->IsInstanceOf(env, dst, (jclass)src);
+        for (int k = 0; k < 12; k++) {
+            sum += (*env)->IsAssignableFrom(env, dc, sc);
+            sum += (*env)->IsSameObject(env, dt, st);
+        }
         jbyte *d = (*env)->GetByteArrayElements(env, (jbyteArray)dst, NULL);
         jbyte *s = (*env)->GetByteArrayElements(env, (jbyteArray)src, NULL);
         if (d == NULL || s == NULL)
@@ -396,6 +419,8 @@ main(int argc, char **argv)
     jvm_functions.GetByteArrayElements = get_bytes;
     jvm_functions.ReleaseByteArrayElements = release_bytes;
     jvm_functions.CallObjectMethod = call_object;
+    jvm_functions.IsInstanceOf = instance_of;
+    jvm_functions.IsAssignableFrom = assignable;
     struct jvmtiInterface_1_ jvmti_functions;
     memset(&jvmti_functions, 0, sizeof(jvmti_functions));
     jvmti_functions.GetJNIFunctionTable = get_table;

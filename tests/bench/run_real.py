@@ -18,7 +18,8 @@ liblz4-java, libsnappy-java, libzstd-jni-java; the JDK's own zip):
 Each (round, JDK, workload, configuration) is a fresh JVM running one workload
 (tests/bench/real/.../Real.java, compiled here against the installed jars);
 configurations are bare, pinwatch (defaults), refsoff (refs=off) and checkjni
-(-Xcheck:jni, no agent), in an order rotated every round.  A JVM's figure is
+(-Xcheck:jni, no agent), and any other agent build given with --compare, in
+an order rotated every round.  A JVM's figure is
 the median of its timed trials; across rounds, ns/op is the median and a
 ratio the median of the per-round ratios to bare of the same round.  A run
 with the agent must show the workload's native methods with pins counted and
@@ -74,6 +75,8 @@ def run_one(opts, jdk, workload, config, classes, tmpdir, tag):
     argv = jdk.argv()
     if config == 'pinwatch':
         argv.append('-agentpath:%s=file=%s,format=json' % (opts.agent, report))
+    elif config in opts.compare:
+        argv.append('-agentpath:%s=file=%s,format=json' % (opts.compare[config], report))
     elif config == 'refsoff':
         argv.append('-agentpath:%s=refs=off,file=%s,format=json' % (opts.agent, report))
     elif config == 'checkjni':
@@ -92,7 +95,7 @@ def run_one(opts, jdk, workload, config, classes, tmpdir, tag):
     if len(got) != 1:
         raise run_bench.JvmError('%s %s %s: no PWREAL line:\n%s' % (jdk.name, workload, config,
                                                                    run_bench.tail(p.stdout + p.stderr)))
-    if config in ('pinwatch', 'refsoff'):
+    if config in ('pinwatch', 'refsoff') or config in opts.compare:
         check_counted(run_bench.last_report(report, 'exit'), workload, '%s %s %s' % (jdk.name, workload, config))
     return float(got[0][2]), float(got[0][3])
 
@@ -119,6 +122,9 @@ def main():
     ap.add_argument('--workload', action='append', default=[], choices=[w[0] for w in WORKLOADS])
     ap.add_argument('--config', action='append', default=[], choices=CONFIGS,
                     help='configurations to run (bare is always run)')
+    ap.add_argument('--compare', action='append', default=[], metavar='NAME=LIBPINWATCH',
+                    help='another agent build, run with its defaults as configuration NAME in the same '
+                    'rounds (say, the build before a change: paired rounds see the same machine)')
     ap.add_argument('--rounds', type=int, default=5)
     ap.add_argument('--trial-ms', type=int, default=100)
     ap.add_argument('--trials', type=int, default=5)
@@ -149,12 +155,19 @@ def main():
         return 1
     workloads = [w for w in WORKLOADS if not opts.workload or w[0] in opts.workload]
     configs = ['bare'] + [c for c in CONFIGS[1:] if not opts.config or c in opts.config]
+    opts.compare = dict(c.split('=', 1) for c in opts.compare)
+    for name, path in opts.compare.items():
+        if name in CONFIGS or not os.path.exists(path):
+            ap.error('--compare %s=%s: a new name and an existing library, please' % (name, path))
+    configs[2:2] = list(opts.compare)
 
     log('pinwatch on real libraries (1 KiB inputs)')
     log('CPU: %s, %d CPUs' % (run_bench.cpu_model(), os.cpu_count() or 0))
     for jdk in jdks:
         log('%s: %s (%s)' % (jdk.name, jdk.version, jdk.home))
     log('agent: %s (sha256 %s)' % (opts.agent, run_bench.sha256(opts.agent)))
+    for name, path in opts.compare.items():
+        log('compared: %s = %s (sha256 %s)' % (name, path, run_bench.sha256(path)))
     log('rounds: %d; per JVM the median of %d trials of %d ms' % (opts.rounds, opts.trials, opts.trial_ms))
     log('load average at start: %s' % run_bench.loadavg())
     started = time.monotonic()
