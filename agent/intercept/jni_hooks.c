@@ -39,6 +39,8 @@ pw_jni_hooks_start(bool checked)
  * call) pays nothing for the check; a critical pair pays a store each way.
  * The env is the thread's own and HotSpot never repoints it (jvm_calls.c
  * says why that holds); region_table has every slot the JVM's table has.
+ * What this cannot see: a function pointer read from the env before the
+ * region opened and called inside it (README.md, Limits).
  * When that count is not known (a JNI version newer than pinwatch's), the
  * guards stay in the installed table instead, as before (by_region false).
  * Written once by pw_jni_hooks_install, before the JNI table swap. */
@@ -664,6 +666,13 @@ pw_jni_hooks_install(jvmtiEnv *jvmti, JavaVM *vm)
             if (installed_slots[i] != jvm_fn)
                 region_table.slots[i] = installed_slots[i];
         }
+        /* The slots newer than the jni.h pinwatch is built with (JDK 21's
+         * IsVirtualThread, JDK 24's GetStringUTFLengthAsLong) keep their
+         * guard in the installed table too: code built against older
+         * headers must read them from the table by index, and may read
+         * them before its region opens.  They are not on any hot path. */
+        for (uint32_t i = sizeof(pw_jni) / sizeof(void *); i < slots; i++)
+            installed_slots[i] = region_table.slots[i];
     }
     /* pw_jni and the guards' onward table (pw_jni_guard_next), and every
      * setting the start calls wrote, are read without a lock by any
