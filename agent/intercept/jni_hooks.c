@@ -39,10 +39,10 @@ pw_jni_hooks_start(bool checked)
  * call) pays nothing for the check; a critical pair pays a store each way.
  * The env is the thread's own and HotSpot never repoints it (jvm_calls.c
  * says why that holds); region_table has every slot the JVM's table has.
- * What this cannot see: a function pointer read from the env before the
- * region opened and called inside it (README.md, Limits).
  * When that count is not known (a JNI version newer than pinwatch's), the
  * guards stay in the installed table instead, as before (by_region false).
+ * What this cannot see: a function pointer read from the env before the
+ * region opened and called inside it (README.md, Limits).
  * Written once by pw_jni_hooks_install, before the JNI table swap. */
 static union {
     struct JNINativeInterface_ functions;
