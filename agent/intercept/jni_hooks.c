@@ -6,6 +6,7 @@
 #include "intercept/jni_guard.h"
 #include "jvm/jni_table.h"
 #include "intercept/jvm_calls.h"
+#include "intercept/native_entry.h"
 #include "base/log.h"
 #include "intercept/ref_hooks.h"
 #include "tracking/tracker.h"
@@ -25,6 +26,48 @@ void
 pw_jni_hooks_start(bool checked)
 {
     checked_jni = checked;
+}
+
+/* jni_in_critical, found without a guard on every JNI call.  A JNI call
+ * inside a critical region is a finding, and only the thread holding the
+ * region can make one.  So the table installed in the JVM has the JVM's own
+ * functions in every slot no wrapper owns, and a thread's JNIEnv is pointed
+ * at region_table, where those slots have jni_guard's thunks, for as long as
+ * it holds a region: from the Get that opens its first region to the
+ * release that closes its last.  The common JNI call (JNA's dispatch makes
+ * about fifty IsInstanceOf, IsAssignableFrom and IsSameObject calls per
+ * call) pays nothing for the check; a critical pair pays a store each way.
+ * The env is the thread's own and HotSpot never repoints it (jvm_calls.c
+ * says why that holds); region_table has every slot the JVM's table has.
+ * When that count is not known (a JNI version newer than pinwatch's), the
+ * guards stay in the installed table instead, as before (by_region false).
+ * What this cannot see: a function pointer read from the env before the
+ * region opened and called inside it (README.md, Limits).
+ * Written once by pw_jni_hooks_install, before the JNI table swap. */
+static union {
+    struct JNINativeInterface_ functions;
+    void *slots[PW_JNI_SLOTS];
+} region_table;
+static bool by_region;
+
+/* t->critical has just gone from 0 to 1 on the thread of env. */
+static inline void
+region_opened(JNIEnv *env, struct pw_thread *t)
+{
+    if (PW_LIKELY(by_region) && t->critical == 1) {
+        t->region_env_was = *env;
+        *env = &region_table.functions;
+    }
+}
+
+/* t->critical has just gone down; at 0 the env gets its table back. */
+static inline void
+region_closed(JNIEnv *env, struct pw_thread *t)
+{
+    if (t->critical == 0 && t->region_env_was != NULL) {
+        *env = t->region_env_was;
+        t->region_env_was = NULL;
+    }
 }
 
 /* Array lengths are asked for outside critical regions only: no JNI call is
@@ -99,6 +142,34 @@ sampled(struct pw_thread *t, void *ret, void *p)
     return p;
 }
 
+/* A Get whose array is not the one the length cache remembers, on a thread
+ * inside a native method and outside any critical region: an array the
+ * invocation made or fetched itself (JNA's dispatch takes every array
+ * argument out of an Object[] with GetObjectArrayElement), or a second
+ * array argument.  The length is asked (the JVM transition that cannot be
+ * saved), then the pin is recorded as the common Get records it, site cache
+ * and all: before, such a Get started over in acquired_elements_other and
+ * took the general path (pw_track_get's site lookup and table insert), about
+ * 140 instructions more than the common Get besides the transition.
+ * Returns p, so that the hooks jump here. */
+static __attribute__((noinline)) void *
+acquired_fresh(JNIEnv *env, enum pw_function fn, void *ret, void *p, jarray array)
+{
+    struct pw_thread *t = pw_tls_self;
+    struct pw_frame *f = &t->frames[t->depth - 1];
+    uint64_t size = array_bytes_asked(env, t, array, elements_size[fn], f->serial);
+    enum pw_get_done done = pw_track_get_in(t, f, fn, ret, p, size, array);
+    if (PW_LIKELY(done == PW_GET_DONE))
+        return p;
+    if (done == PW_GET_SAMPLE)
+        return sampled(t, ret, p);
+    /* The general path with the length already asked: no critical region
+     * is open (the caller tested it, and GetArrayLength opens none), so
+     * acquired_elements_other's finding check has nothing to find. */
+    pw_track_get(env, t, fn, ret, p, size, array);
+    return p;
+}
+
 /* The common Get, inlined into each hook: a thread inside a native method
  * and outside any critical region (so no finding to make), whose array is
  * the one whose length it remembers.  The frame is found once, for the
@@ -116,7 +187,7 @@ acquired_elements(JNIEnv *env, enum pw_function fn, uint32_t slot, void *ret, vo
      * array is NULL: no Get's array (never NULL here: the JVM handed out
      * elements) matches it, so f->serial need not be tested against 0. */
     if (PW_UNLIKELY(t->length_cache.serial != f->serial || t->length_cache.array != array))
-        return acquired_elements_other(env, fn, slot, ret, p, array);
+        return acquired_fresh(env, fn, ret, p, array);
     uint64_t size = (uint64_t)t->length_cache.length * elements_size[fn];
     enum pw_get_done done = pw_track_get_in(t, f, fn, ret, p, size, array);
     if (PW_LIKELY(done == PW_GET_DONE))
@@ -146,15 +217,19 @@ release_as(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *p, 
      * pinwatch's in a stack the JVM prints.  Nothing of pinwatch's runs on
      * this thread in between. */
     case PW_FN_ARRAY_CRITICAL:
-        if (t != NULL && mode != JNI_COMMIT && t->critical > 0)
+        if (t != NULL && mode != JNI_COMMIT && t->critical > 0) {
             t->critical--;
+            region_closed(env, t);
+        }
         pw_jni.ReleasePrimitiveArrayCritical(env, obj, p, mode);
         break;
     case PW_FN_STRING_CHARS: pw_jni.ReleaseStringChars(env, obj, p); break;
     case PW_FN_STRING_UTF_CHARS: pw_jni.ReleaseStringUTFChars(env, obj, p); break;
     case PW_FN_STRING_CRITICAL:
-        if (t != NULL && t->critical > 0)
+        if (t != NULL && t->critical > 0) {
             t->critical--;
+            region_closed(env, t);
+        }
         pw_jni.ReleaseStringCritical(env, obj, p);
         break;
     }
@@ -382,6 +457,7 @@ critical_other(JNIEnv *env, jarray array, jboolean *is_copy, void *ret)
     void *p = pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
     if (p != NULL) {
         t->critical++;
+        region_opened(env, t);
         t->critical_site = site;
         pw_track_acquire_at(t, &at, PW_FN_ARRAY_CRITICAL, p, size, array);
     }
@@ -411,6 +487,7 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
     void *p = pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
     if (PW_LIKELY(p != NULL)) {
         t->critical++;
+        region_opened(env, t);
         t->critical_site = at->site;
         if (PW_LIKELY(PW_KEY_IS_PIN((uintptr_t)p)))
             pw_track_critical_commit(t, f, at, p, size, array);
@@ -475,6 +552,7 @@ hook_GetStringCritical(JNIEnv *env, jstring string, jboolean *is_copy)
     const jchar *p = pw_jni.GetStringCritical(env, string, is_copy);
     if (p != NULL) {
         t->critical++;
+        region_opened(env, t);
         t->critical_site = at.site;
         pw_track_acquire_at(t, &at, PW_FN_STRING_CRITICAL, p, size, string);
     }
@@ -542,7 +620,14 @@ pw_jni_hooks_install(jvmtiEnv *jvmti, JavaVM *vm)
         return false;
     }
     pw_jni_table_save(table, slots, exact);
-    pw_jni_guard_install((void **)table, slots);
+    /* region_table can stand for the JVM's table only with all its slots. */
+    by_region = pw_jni_whole != NULL && slots <= PW_JNI_SLOTS;
+    if (by_region) {
+        memcpy(region_table.slots, table, slots * sizeof(void *));
+        pw_jni_guard_install(region_table.slots, slots);
+    } else {
+        pw_jni_guard_install((void **)table, slots);
+    }
 #define HOOK(name) table->name = hook_##name
     HOOK(GetBooleanArrayElements);
     HOOK(ReleaseBooleanArrayElements);
@@ -570,6 +655,25 @@ pw_jni_hooks_install(jvmtiEnv *jvmti, JavaVM *vm)
     HOOK(ReleaseStringCritical);
 #undef HOOK
     pw_jvm_calls_install(table, pw_ref_hooks_install(table));
+    if (by_region) {
+        /* The wrappers in region_table too: a slot the installed table no
+         * longer has as the JVM had it (pw_jni_guard_next: a guarded slot's
+         * JVM function; pw_jni: a critical slot's) is a wrapper's. */
+        void **installed_slots = (void **)table;
+        const void *const *jvm = (const void *const *)&pw_jni;
+        for (uint32_t i = 0; i < slots && i < sizeof(pw_jni) / sizeof(void *); i++) {
+            void *jvm_fn = pw_jni_guard_next[i] != NULL ? pw_jni_guard_next[i] : (void *)jvm[i];
+            if (installed_slots[i] != jvm_fn)
+                region_table.slots[i] = installed_slots[i];
+        }
+        /* The slots newer than the jni.h pinwatch is built with (JDK 21's
+         * IsVirtualThread, JDK 24's GetStringUTFLengthAsLong) keep their
+         * guard in the installed table too: code built against older
+         * headers must read them from the table by index, and may read
+         * them before its region opens.  They are not on any hot path. */
+        for (uint32_t i = sizeof(pw_jni) / sizeof(void *); i < slots; i++)
+            installed_slots[i] = region_table.slots[i];
+    }
     /* pw_jni and the guards' onward table (pw_jni_guard_next), and every
      * setting the start calls wrote, are read without a lock by any
      * thread that finds a wrapper in the JVM's table: they must be visible

@@ -63,7 +63,7 @@ local_made_other(JNIEnv *env, uint32_t slot, jobject r, void *ret)
 /* The common case tested first (a thread outside any critical region, so
  * no finding to make, and pw_refs_local_made_fast's), calling nothing:
  * anything else starts over in local_made_other. */
-static inline jobject
+static inline __attribute__((always_inline)) jobject
 local_made(JNIEnv *env, uint32_t slot, jobject r, void *ret)
 {
     struct pw_thread *t = pw_tls_self;

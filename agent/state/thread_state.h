@@ -104,6 +104,11 @@ struct pw_thread {
         uint8_t next;
     } releases;
 
+    /* intercept/jni_hooks.c: the table this thread's JNIEnv pointed at
+     * before its critical region opened (it points at the guarded table
+     * meanwhile); NULL outside any region, or when the env was left alone. */
+    const struct JNINativeInterface_ *region_env_was;
+
     /* intercept/jni_hooks.c: the last array length it asked the JVM for. */
     struct {
         uint32_t serial; /* invocation the entry belongs to */

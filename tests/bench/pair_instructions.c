@@ -17,7 +17,27 @@
  * reads as a boolean[]), NewGlobalRef + DeleteGlobalRef and, inside the
  * method, NewLocalRef + DeleteLocalRef.
  *
- *   pair_instructions N [bare|hooked] [long4|critical|global|local]
+ * And a JNA-shaped call ("jna"): one invocation of a native method per
+ * iteration (its shadow frame pushed as the entry thunk pushes it, the
+ * thunk's own instructions not counted) doing what JNA's dispatch does for
+ * memcpy(byte[], byte[], long) through a Library interface, as pinwatch's
+ * own report of that workload counts it (tests/bench/README.md): three
+ * GetObjectArrayElement, two GetObjectClass, two CallObjectMethod (the
+ * arrays' component types), the type tests callgrind counts per call of
+ * JNA's dispatch (30 IsInstanceOf, 12 IsAssignableFrom, 12 IsSameObject:
+ * JNI functions no wrapper owns), then GetByteArrayElements of the two
+ * arrays fetched from the Object[] (not argument handles: the length cache
+ * does not know them), their two releases, and the return.
+ *
+ * After the loop, outside what is counted (its cost does not grow with N,
+ * and count_instructions.py subtracts a short run from a long one), the
+ * hooked run checks that the agent's own books counted every pair: pins
+ * acquired == released == N (2N for jna), references created == deleted ==
+ * N, locals created == N (7N for jna) with the invocation's count back at
+ * 0.  Hooks that pass calls straight through count nothing and fail here,
+ * however few instructions they take.
+ *
+ *   pair_instructions N [bare|hooked] [long4|critical|global|local|jna]
  *       N pairs (long4 unless said); bare: the same loop without hooks */
 #include "base/options.h"
 #include "intercept/jni_hooks.h"
@@ -28,6 +48,7 @@
 #include "tracking/tracker.h"
 #include "state/thread_state.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +157,62 @@ array_length(JNIEnv *env, jarray array)
     return 4;
 }
 
+/* JNA's Object[] of arguments: GetObjectArrayElement hands out a local
+ * handle of its own per element, in a handle block away from the stack,
+ * as HotSpot's are. */
+static jobject element_handles[3];
+
+static jobject JNICALL
+array_element(JNIEnv *env, jobjectArray array, jsize index)
+{
+    (void)env;
+    (void)array;
+    return (jobject)&element_handles[index % 3];
+}
+
+static jboolean JNICALL
+instance_of(JNIEnv *env, jobject obj, jclass cls)
+{
+    (void)env;
+    return obj == (jobject)cls;
+}
+
+static jboolean JNICALL
+assignable(JNIEnv *env, jclass sub, jclass sup)
+{
+    (void)env;
+    return sub == sup;
+}
+
+static jbyte byte_buffers[2][64];
+
+static jbyte *JNICALL
+get_bytes(JNIEnv *env, jbyteArray array, jboolean *is_copy)
+{
+    (void)env;
+    if (is_copy != NULL)
+        *is_copy = JNI_TRUE;
+    return byte_buffers[(jobject *)array == &element_handles[1]];
+}
+
+static void JNICALL
+release_bytes(JNIEnv *env, jbyteArray array, jbyte *elems, jint mode)
+{
+    (void)env;
+    (void)array;
+    (void)elems;
+    (void)mode;
+}
+
+static jobject JNICALL
+call_object(JNIEnv *env, jobject obj, jmethodID id, ...)
+{
+    (void)env;
+    (void)obj;
+    (void)id;
+    return local_handle;
+}
+
 static jvmtiError JNICALL
 get_table(jvmtiEnv *jvmti, jniNativeInterface **table)
 {
@@ -237,6 +314,89 @@ local_pairs(JNIEnv *env, jobject obj, long n)
     return sum;
 }
 
+/* One JNA call's JNI traffic (see the top of the file); t is NULL when bare. */
+static __attribute__((noinline)) jlong
+jna_calls(JNIEnv *env, struct pw_thread *t, jobjectArray args, long n)
+{
+    jlong sum = 0;
+    for (long i = 0; i < n; i++) {
+        if (t != NULL) {
+            /* The entry thunk's push (native_entry_<arch>.S). */
+            t->frames[0].serial = ++t->serial;
+            t->frames[0].live = 0;
+        }
+        jobject dst = (*env)->GetObjectArrayElement(env, args, 0);
+        jobject src = (*env)->GetObjectArrayElement(env, args, 1);
+        jobject len = (*env)->GetObjectArrayElement(env, args, 2);
+        jclass dc = (*env)->GetObjectClass(env, dst);
+        jobject dt = (*env)->CallObjectMethod(env, dc, NULL);
+        jclass sc = (*env)->GetObjectClass(env, src);
+        jobject st = (*env)->CallObjectMethod(env, sc, NULL);
+        if (len == NULL || dt == NULL || st == NULL)
+            return -1;
+        /* JNA's type tests of the arguments and the return type. */
+        for (int k = 0; k < 30; k++)
+            sum += (*env)->IsInstanceOf(env, dst, (jclass)src);
+        for (int k = 0; k < 12; k++) {
+            sum += (*env)->IsAssignableFrom(env, dc, sc);
+            sum += (*env)->IsSameObject(env, dt, st);
+        }
+        jbyte *d = (*env)->GetByteArrayElements(env, (jbyteArray)dst, NULL);
+        jbyte *s = (*env)->GetByteArrayElements(env, (jbyteArray)src, NULL);
+        if (d == NULL || s == NULL)
+            return -1;
+        d[i & 63] = s[i & 63];
+        sum += d[0];
+        (*env)->ReleaseByteArrayElements(env, (jbyteArray)src, s, JNI_ABORT);
+        (*env)->ReleaseByteArrayElements(env, (jbyteArray)dst, d, 0);
+        /* The exit stub's test: pins still live go to the leak table. */
+        if (t != NULL && t->frames[0].live != 0)
+            return -1;
+    }
+    return sum;
+}
+
+/* The agent's own books after n pairs of kind pair: what every counted
+ * run must show (see the top of the file).  Prints what it read; false
+ * when a figure is not what n pairs make. */
+static bool
+books_hold(struct pw_thread *t, const char *pair, long n)
+{
+    uint32_t nsites = pw_site_count();
+    struct pw_counts *sums = calloc(nsites + 1, sizeof(*sums));
+    if (sums == NULL)
+        return false;
+    pw_thread_counts_add_to(&t->sites.counts, sums, nsites);
+    uint64_t got[PW_KIND_COUNT][2] = {{0}};
+    for (uint32_t i = 1; i < nsites; i++) {
+        const struct pw_site *site = pw_site_get(i);
+        got[site->kind][0] += sums[i].acquired;
+        got[site->kind][1] += sums[i].released;
+    }
+    free(sums);
+    uint64_t un = (uint64_t)n;
+    uint64_t pins_want = strcmp(pair, "jna") == 0 ? 2 * un : strcmp(pair, "long4") == 0 || strcmp(pair, "critical") == 0 ? un : 0;
+    uint64_t globals_want = strcmp(pair, "global") == 0 ? un : 0;
+    uint64_t locals_want = strcmp(pair, "jna") == 0 ? 7 * un : strcmp(pair, "local") == 0 ? un : 0;
+    uint32_t locals_left = pw_frame_locals(&t->frames[0]) & PW_LOCALS_COUNT_MASK;
+    /* Locals inside a native method are counted per invocation, not
+     * deleted one by one: the local pair's deletes show as the
+     * invocation's count back at 0 (jna's locals die at its return). */
+    uint32_t locals_left_want = 0;
+    if (strcmp(pair, "jna") == 0)
+        locals_left_want = 7;
+    fprintf(stderr,
+            "pair_instructions: books after %ld %s pairs: pins acquired %llu released %llu live %u, "
+            "globals created %llu deleted %llu, locals created %llu (invocation's count %u)\n",
+            n, pair, (unsigned long long)got[PW_KIND_PIN][0], (unsigned long long)got[PW_KIND_PIN][1],
+            t->frames[0].live, (unsigned long long)got[PW_KIND_GLOBAL_REF][0],
+            (unsigned long long)got[PW_KIND_GLOBAL_REF][1], (unsigned long long)got[PW_KIND_LOCAL_REF][0],
+            locals_left);
+    return got[PW_KIND_PIN][0] == pins_want && got[PW_KIND_PIN][1] == pins_want && t->frames[0].live == 0 &&
+           got[PW_KIND_GLOBAL_REF][0] == globals_want && got[PW_KIND_GLOBAL_REF][1] == globals_want &&
+           got[PW_KIND_LOCAL_REF][0] == locals_want && locals_left == locals_left_want;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -255,6 +415,12 @@ main(int argc, char **argv)
     jvm_functions.FindClass = find_class;
     jvm_functions.IsSameObject = same_object;
     jvm_functions.GetArrayLength = array_length;
+    jvm_functions.GetObjectArrayElement = array_element;
+    jvm_functions.GetByteArrayElements = get_bytes;
+    jvm_functions.ReleaseByteArrayElements = release_bytes;
+    jvm_functions.CallObjectMethod = call_object;
+    jvm_functions.IsInstanceOf = instance_of;
+    jvm_functions.IsAssignableFrom = assignable;
     struct jvmtiInterface_1_ jvmti_functions;
     memset(&jvmti_functions, 0, sizeof(jvmti_functions));
     jvmti_functions.GetJNIFunctionTable = get_table;
@@ -269,6 +435,7 @@ main(int argc, char **argv)
     JavaVM vm_table = &vm_functions;
 
     JNIEnv table = &jvm_functions;
+    struct pw_thread *t = NULL;
     if (!bare) {
         /* The defaults, as the agent starts them: threshold=, refs= and
          * stack= (a stack when the site is first seen, the sampling
@@ -282,7 +449,6 @@ main(int argc, char **argv)
         pw_requests_start(&defaults);
         pw_ref_hooks_start(&defaults);
         pw_refs_start(&defaults, jvmti);
-        struct pw_thread *t;
         if (!pw_threads_init(thread_ending) || !pw_jni_hooks_install(jvmti, &vm_table) ||
             (t = pw_thread_self()) == NULL) {
             fprintf(stderr, "pair_instructions: the hooks could not be set up\n");
@@ -305,8 +471,18 @@ main(int argc, char **argv)
         sum = global_pairs(env, (jobject)&handle, n);
     else if (strcmp(pair, "local") == 0)
         sum = local_pairs(env, (jobject)&handle, n);
+    else if (strcmp(pair, "jna") == 0)
+        sum = jna_calls(env, t, (jobjectArray)&handle, n);
     else
         sum = pairs(env, (jlongArray)&handle, n);
     printf("%lld\n", (long long)sum);
+    if (sum < 0) {
+        fprintf(stderr, "pair_instructions: a call failed\n");
+        return 1;
+    }
+    if (t != NULL && !books_hold(t, pair, n)) {
+        fprintf(stderr, "pair_instructions: FAIL: the agent's books did not count the %ld pairs\n", n);
+        return 2;
+    }
     return 0;
 }
