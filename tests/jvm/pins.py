@@ -406,14 +406,14 @@ MISUSE_ARRAYS = len(ARRAY_KINDS) + 1
 
 
 def _misuse_halves():
-    """(method, families, MATRIX line's name) of each half of the matrix."""
+    """(method, families, MATRIX line's name) of the matrix's parts made in one call."""
     return (('pinwatch.fixtures.Misuse.pair', len(MISUSE_FAMILIES), 'MATRIX'),
             ('pinwatch.fixtures.Misuse.pairOwn', MISUSE_ARRAYS, 'MATRIX-OWN'))
 
 
 def _misuse_run(ctx, checked):
     """One JVM run of the matrix; checks its report.  Returns the pairs
-    checked in each half."""
+    checked in each part (pair, pairOwn, carried)."""
     name = 'misuse-checked.jsonl' if checked else 'misuse.jsonl'
     report = ctx.report_path(name)
     run = ctx.run_java('Misuse', agent_options='file=%s,format=json' % report + NO_LONG_CRITICAL,
