@@ -197,6 +197,52 @@ acquired_elements(JNIEnv *env, enum pw_function fn, uint32_t slot, void *ret, vo
     return acquired_elements_other(env, fn, slot, ret, p, array);
 }
 
+/* The primitive array classes, in the elements families' order
+ * (PW_FN_BOOLEAN_ELEMENTS ... PW_FN_DOUBLE_ELEMENTS), looked up once.
+ * GetPrimitiveArrayCritical does not say what type its array is: the
+ * element size is learned once per site from the array's class, before the
+ * critical region opens; and a release through another family whose pin's
+ * object is gone asks what type the array it names is. */
+static pthread_mutex_t classes_lock = PTHREAD_MUTEX_INITIALIZER;
+static jclass array_classes[8];
+static const char *const array_class_names[8] = {"[Z", "[B", "[C", "[S", "[I", "[J", "[F", "[D"};
+
+/* The elements family of a primitive array (its element type), or -1 for
+ * any other object.  Outside critical regions only, with no exception
+ * pending. */
+static int
+array_family(JNIEnv *env, jobject obj)
+{
+    int family = -1;
+    jclass klass = pw_jni.GetObjectClass(env, obj);
+    if (klass == NULL)
+        return -1;
+    pthread_mutex_lock(&classes_lock);
+    for (int i = 0; i < 8 && family < 0; i++) {
+        if (array_classes[i] == NULL) {
+            jclass local = pw_jni.FindClass(env, array_class_names[i]);
+            if (local == NULL) {
+                pw_jni.ExceptionClear(env);
+                continue;
+            }
+            array_classes[i] = pw_jni.NewGlobalRef(env, local);
+            pw_jni.DeleteLocalRef(env, local);
+        }
+        if (array_classes[i] != NULL && pw_jni.IsSameObject(env, klass, array_classes[i]))
+            family = i;
+    }
+    pthread_mutex_unlock(&classes_lock);
+    pw_jni.DeleteLocalRef(env, klass);
+    return family;
+}
+
+static unsigned
+learn_elem_size(JNIEnv *env, jarray array)
+{
+    int family = array_family(env, array);
+    return family >= 0 ? elements_size[family] : 0;
+}
+
 /* The JVM's release for a family.  A pin released through the wrong family
  * goes to its own: HotSpot would copy the wrong number of bytes, free a
  * heap address or unbalance the GC locker otherwise. */
@@ -279,34 +325,73 @@ is_string_fn(uint32_t fn)
     return fn >= PW_FN_STRING_CHARS;
 }
 
-/* A release made through a function of the other kind than the pin's
- * (an array's pin given back through a string function, or the reverse):
- * the object it names cannot be the pin's, and the JVM's release for the
- * pin's family must get the object the pin was taken from, or checked JNI
- * aborts ("Non-array passed to JNI array operations", "JNI string operation
- * received a non-string") and HotSpot without it reads an array out of a
- * String.  That object is known while the invocation that took the pin
- * runs (the Get's reference is one of its handles); a pin carried in from
- * another call has only a reference that may be dead by now, so its
- * release is withheld: the JVM's copy is leaked rather than freed against
- * a guessed object.  A critical cannot be withheld (the GC would stay
- * locked): it goes to the JVM with the object passed, as before. */
-static void
-released_other_kind(JNIEnv *env, struct pw_thread *t, uint32_t use, jobject obj, void *p, jint mode,
-                    const struct pw_release *r)
+/* The object a pin came from, while it can be used: the Get's reference
+ * is one of the taking invocation's handles, valid while that invocation
+ * runs, unless the application deleted it.  Without checked JNI a deleted
+ * reference can be seen, outside a critical region; with it, asking would
+ * abort (the checker validates every handle), so it is used as it is. */
+static jobject
+pin_object(JNIEnv *env, const struct pw_thread *t, const struct pw_release *r)
 {
-    if (r->same_call && r->ref != NULL) {
-        /* Without checked JNI a deleted reference can be seen, outside a
-         * critical region; with it, asking would abort. */
-        if (!checked_jni && t->critical == 0 && pw_jni.IsSameObject(env, r->ref, NULL)) {
-            if (pw_fn_is_critical(use))
-                release_as(env, t, use, obj, p, mode);
-            return;
-        }
-        release_as(env, t, use, r->ref, p, mode);
+    if (!r->same_call || r->ref == NULL)
+        return NULL;
+    if (!checked_jni && t->critical == 0 && pw_jni.IsSameObject(env, r->ref, NULL))
+        return NULL;
+    return r->ref;
+}
+
+/* Can obj, named in a release through family fn, be the object the pin r
+ * (elements or string chars) came from?  An array for an array's pin, a
+ * string for a string's; for an array, asked of the JVM where asking is
+ * allowed (outside critical regions, no exception pending): one of the
+ * pin's element type and, when the pin's size is known, of its length.
+ * Where it is not, only an array named in the critical release, which
+ * takes any array: a program that calls ReleaseIntArrayElements names an
+ * int[]. */
+static bool
+can_be_pins(JNIEnv *env, const struct pw_thread *t, const struct pw_release *r, uint32_t fn, jobject obj)
+{
+    uint32_t use = r->fn;
+    if (obj == NULL || is_string_fn(use) != is_string_fn(fn))
+        return false;
+    if (is_string_fn(use))
+        return true;
+    if (t->critical != 0 || pw_jni.ExceptionCheck(env))
+        return pw_fn_is_critical(fn); /* an array family here: the array critical */
+    return array_family(env, obj) == (int)use && (r->size == 0 || object_bytes(env, use, obj) == r->size);
+}
+
+/* A release through another family than the pin's (its wrong_function
+ * finding is made): the JVM gets the pin's own family's release against the
+ * object the pin was taken from.  The object the application named goes
+ * with the function it called (an int[] for ReleaseIntArrayElements, a
+ * String for ReleaseStringChars), so it is neither judged nor passed on:
+ * HotSpot would copy the pin's bytes into an array of another type or free
+ * a heap address, and -Xcheck:jni aborts ("Array element type mismatch in
+ * JNI", "Non-array passed to JNI array operations", "JNI string operation
+ * received a non-string"): its release of a guarded copy checks the array
+ * against the function's element type and copies back to the array it is
+ * given (src/hotspot/share/prims/jniCheck.cpp, check_primitive_array_type).
+ *
+ * When the pin's object is gone (a pin carried in from another call, a
+ * reference the application deleted), the named object is used only if it
+ * can be the pin's; otherwise the release is withheld and the JVM's copy
+ * leaks rather than being freed against a guessed object.  A critical
+ * cannot be withheld (the GC would stay locked): it goes to the JVM with
+ * the object named. */
+static void
+released_other_family(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *p, jint mode,
+                      const struct pw_release *r)
+{
+    uint32_t use = r->fn;
+    /* A commit only copies back: a string pin has nothing to copy, and the
+     * string families' releases (no mode) would free it. */
+    if (mode == JNI_COMMIT && is_string_fn(use))
         return;
-    }
-    if (pw_fn_is_critical(use))
+    jobject own = pin_object(env, t, r);
+    if (own != NULL)
+        release_as(env, t, use, own, p, mode);
+    else if (pw_fn_is_critical(use) || can_be_pins(env, t, r, fn, obj))
         release_as(env, t, use, obj, p, mode);
 }
 
@@ -319,13 +404,8 @@ released_slow(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *
 {
     if (r->action == PW_RELEASE_DROP)
         return;
-    uint32_t use = r->action == PW_RELEASE_REDIRECT ? r->fn : fn;
-    /* A commit only copies back: a string pin has nothing to copy, and the
-     * string families' releases (no mode) would free it. */
-    if (mode == JNI_COMMIT && r->action == PW_RELEASE_REDIRECT && is_string_fn(use))
-        return;
-    if (r->action == PW_RELEASE_REDIRECT && is_string_fn(use) != is_string_fn(fn)) {
-        released_other_kind(env, t, use, obj, p, mode, r);
+    if (r->action == PW_RELEASE_REDIRECT) {
+        released_other_family(env, t, fn, obj, p, mode, r);
         return;
     }
     jobject original = NULL;
@@ -333,21 +413,21 @@ released_slow(JNIEnv *env, struct pw_thread *t, uint32_t fn, jobject obj, void *
         /* Outside a critical region the objects can be compared before the
          * release, and the release sent to the right one; inside, only
          * afterwards, to report it. */
-        if (!pw_fn_is_critical(use) && t->critical == 0) {
+        if (!pw_fn_is_critical(fn) && t->critical == 0) {
             if (wrong_object(env, r, obj, &original)) {
                 pw_finding(PW_FINDING_WRONG_OBJECT, r->site, call, fn);
                 if (original != NULL)
                     obj = original;
             }
-            release_as(env, t, use, obj, p, mode);
+            release_as(env, t, fn, obj, p, mode);
             return;
         }
-        release_as(env, t, use, obj, p, mode);
+        release_as(env, t, fn, obj, p, mode);
         if (t->critical == 0 && wrong_object(env, r, obj, &original))
             pw_finding(PW_FINDING_WRONG_OBJECT, r->site, call, fn);
         return;
     }
-    release_as(env, t, use, obj, p, mode);
+    release_as(env, t, fn, obj, p, mode);
 }
 
 /* Any release but the common one (pw_track_release_own).  Six arguments
@@ -400,40 +480,6 @@ ELEMENTS_HOOKS(Int, jint, PW_FN_INT_ELEMENTS)
 ELEMENTS_HOOKS(Long, jlong, PW_FN_LONG_ELEMENTS)
 ELEMENTS_HOOKS(Float, jfloat, PW_FN_FLOAT_ELEMENTS)
 ELEMENTS_HOOKS(Double, jdouble, PW_FN_DOUBLE_ELEMENTS)
-
-/* GetPrimitiveArrayCritical does not say what type the array is.  The
- * element size is learned once per site from the array's class, before the
- * critical region opens. */
-static pthread_mutex_t classes_lock = PTHREAD_MUTEX_INITIALIZER;
-static jclass array_classes[8];
-static const char *const array_class_names[8] = {"[Z", "[B", "[C", "[S", "[I", "[J", "[F", "[D"};
-static const unsigned array_elem_sizes[8] = {1, 1, 2, 2, 4, 8, 4, 8};
-
-static unsigned
-learn_elem_size(JNIEnv *env, jarray array)
-{
-    unsigned size = 0;
-    jclass klass = pw_jni.GetObjectClass(env, array);
-    if (klass == NULL)
-        return 0;
-    pthread_mutex_lock(&classes_lock);
-    for (int i = 0; i < 8 && size == 0; i++) {
-        if (array_classes[i] == NULL) {
-            jclass local = pw_jni.FindClass(env, array_class_names[i]);
-            if (local == NULL) {
-                pw_jni.ExceptionClear(env);
-                continue;
-            }
-            array_classes[i] = pw_jni.NewGlobalRef(env, local);
-            pw_jni.DeleteLocalRef(env, local);
-        }
-        if (array_classes[i] != NULL && pw_jni.IsSameObject(env, klass, array_classes[i]))
-            size = array_elem_sizes[i];
-    }
-    pthread_mutex_unlock(&classes_lock);
-    pw_jni.DeleteLocalRef(env, klass);
-    return size;
-}
 
 /* Any GetPrimitiveArrayCritical but the common one, done in full. */
 static __attribute__((noinline)) void *

@@ -154,12 +154,20 @@ def case_late_attach(ctx):
            'agent_load "dump,format=text": expected a text report naming reason "command" in '
            '%s, got: %.300s', text, body)
     # The JSON command report is the first of this JVM; the text one came
-    # between it and the exit report, so the exit report's since_ms is shorter.
+    # between it and the exit report, so the exit report's since_ms is the
+    # uptime since the text report, which that report shows in tenths of a
+    # second (rounded down).  Both may fall in one millisecond: 0 is allowed.
     check_series(commands)
     check_series(commands + dumps, check_since=False)
+    m = re.search(r'\(reason: command, pid \d+, uptime (\d+)\.(\d) s', body)
+    expect(m, 'agent_load "dump,format=text": no "(reason: command, pid N, uptime S.T s" in '
+           '%s: %.300s', text, body)
+    text_ms = int(m.group(1)) * 1000 + int(m.group(2)) * 100
     gap = last['uptime_ms'] - commands[0]['uptime_ms']
-    expect(0 < last['since_ms'] <= gap + 50, 'exit report: since_ms %d, expected > 0 and at most '
-           '%d (the uptime since the JSON command report)', last['since_ms'], gap)
+    low, high = max(0, last['uptime_ms'] - text_ms - 99), min(gap, last['uptime_ms'] - text_ms)
+    expect(low <= last['since_ms'] <= high, 'exit report: since_ms %d, expected the uptime since '
+           'the text command report (uptime %s.%s s), %d..%d, and at most %d (the uptime since '
+           'the JSON command report)', last['since_ms'], m.group(1), m.group(2), low, high, gap)
     for dump in (commands[0], last):
         # 3 pins of early() before the attach are not seen; the 37 after are.
         expect_row(dump, 'LateAttach.early', 'GetIntArrayElements', '([I)V', acquired=37,

@@ -259,9 +259,13 @@ def case_interval(ctx):
     most = last['uptime_ms'] // 200 + 2
     expect(4 <= len(intervals) <= most, 'interval=0.2 over %d ms: expected 4..%d "interval" '
            'reports, got %d', last['uptime_ms'], most, len(intervals))
-    for number, dump in enumerate(dumps[1:], 2):
-        expect(dump['since_ms'] > 0, 'report %d (reason=%s): since_ms expected > 0, got %d',
-               number, dump['reason'], dump['since_ms'])
+    # since_ms is the uptime since the previous report, to the millisecond:
+    # an exit report may fall in the interval report's millisecond (0).
+    for number, (prev, dump) in enumerate(zip(dumps, dumps[1:]), 2):
+        gap = dump['uptime_ms'] - prev['uptime_ms']
+        expect(gap >= 0 and dump['since_ms'] == gap, 'report %d (reason=%s): since_ms %d, '
+               'expected the uptime since report %d, %d', number, dump['reason'],
+               dump['since_ms'], number - 1, gap)
     method, function = 'pinwatch.fixtures.SlowLeak.drip', 'GetIntArrayElements'
     rows = [r for d in dumps for r in d['rows']
             if r['method'] == method and r['function'] == function]

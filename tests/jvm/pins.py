@@ -400,66 +400,102 @@ def _misuse_reps(acquire, release):
     return 1 + (acquire + 2 * release) % 3     # Misuse.reps
 
 
+# The array families (elements of the eight types, array critical): pairOwn's
+# matrix passes each release an array of its own type.
+MISUSE_ARRAYS = len(ARRAY_KINDS) + 1
+
+
+def _misuse_halves():
+    """(method, families, MATRIX line's name) of the matrix's parts made in one call."""
+    return (('pinwatch.fixtures.Misuse.pair', len(MISUSE_FAMILIES), 'MATRIX'),
+            ('pinwatch.fixtures.Misuse.pairOwn', MISUSE_ARRAYS, 'MATRIX-OWN'))
+
+
 def _misuse_run(ctx, checked):
-    """One JVM run of the matrix; checks its report.  Returns the pairs checked."""
+    """One JVM run of the matrix; checks its report.  Returns the pairs
+    checked in each part (pair, pairOwn, carried)."""
     name = 'misuse-checked.jsonl' if checked else 'misuse.jsonl'
     report = ctx.report_path(name)
     run = ctx.run_java('Misuse', agent_options='file=%s,format=json' % report + NO_LONG_CRITICAL,
                        jvm_args=['-Xcheck:jni'] if checked else [], report_path=report)
-    pairs = len(MISUSE_FAMILIES) * (len(MISUSE_FAMILIES) - 1)
-    calls = sum(_misuse_reps(a, r) for a in range(len(MISUSE_FAMILIES))
-                for r in range(len(MISUSE_FAMILIES)) if a != r)
-    expect('MATRIX pairs=%d calls=%d' % (pairs, calls) in run.stdout.splitlines(),
-           'fixture should print MATRIX pairs=%d calls=%d, printed %s', pairs, calls,
-           [l for l in run.stdout.splitlines() if l.startswith('MATRIX')])
-    expect('DONE' in run.stdout, 'fixture did not print DONE')
     output = run.stdout + run.stderr
-    expect('FATAL ERROR' not in output, 'the JVM reported a FATAL ERROR')
+    expect('FATAL ERROR' not in output, 'the JVM reported a FATAL ERROR: %s',
+           [l for l in output.splitlines() if 'FATAL ERROR' in l])
+    expect('DONE' in run.stdout, 'fixture did not print DONE')
     warnings = _jni_warnings(run)
     expect(not warnings, 'JNI warnings from the JVM:\n  %s', '\n  '.join(sorted(warnings)))
     _, last = load_report(report, extended=True)
-    found = _findings(last)
-    want = {}
-    for a, (acquire, _) in enumerate(MISUSE_FAMILIES):
-        for r, (_, release) in enumerate(MISUSE_FAMILIES):
-            if a != r:
-                want[(acquire, release)] = _misuse_reps(a, r)
     got = {}
-    for f in found:
+    for f in _findings(last):
         key = (f['kind'], f['method'], f['function'], f['call'])
         got[key] = got.get(key, 0) + f['count']
-    method = 'pinwatch.fixtures.Misuse.pair'
-    expected = {('wrong_function', method, acquire, release): n
-                for (acquire, release), n in want.items()}
-    missing = sorted('%s -> %s x%d (got %s)' % (k[2], k[3], n, got.get(k))
+    expected = {}
+    sizes = []
+    total = 0
+    signature = '(IILjava/lang/Object;Ljava/lang/Object;)I'
+    for method, families, line in _misuse_halves():
+        pairs = families * (families - 1)
+        calls = sum(_misuse_reps(a, r) for a in range(families) for r in range(families) if a != r)
+        expect('%s pairs=%d calls=%d' % (line, pairs, calls) in run.stdout.splitlines(),
+               'fixture should print %s pairs=%d calls=%d, printed %s', line, pairs, calls,
+               [l for l in run.stdout.splitlines() if l.startswith('MATRIX')])
+        for a in range(families):
+            for r in range(families):
+                if a != r:
+                    key = ('wrong_function', method, MISUSE_FAMILIES[a][0], MISUSE_FAMILIES[r][1])
+                    expected[key] = _misuse_reps(a, r)
+            n = sum(_misuse_reps(a, r) for r in range(families) if r != a)
+            expect_row(last, method, MISUSE_FAMILIES[a][0], signature, acquired=n, released=n,
+                       live=0, live_bytes=0)
+        sizes.append(pairs)
+        total += calls
+    # Carried: each elements family's pin given back in a later call through
+    # every other array family, once with the pinned array and once with one
+    # of the release's own type (withheld).
+    method, elements = 'pinwatch.fixtures.Misuse.carryTake', len(ARRAY_KINDS)
+    pairs = elements * (MISUSE_ARRAYS - 1)
+    expect('MATRIX-CARRIED pairs=%d calls=%d' % (pairs, 2 * pairs) in run.stdout.splitlines(),
+           'fixture should print MATRIX-CARRIED pairs=%d calls=%d, printed %s', pairs, 2 * pairs,
+           [l for l in run.stdout.splitlines() if l.startswith('MATRIX')])
+    for a in range(elements):
+        for r in range(MISUSE_ARRAYS):
+            if a != r:
+                expected[('wrong_function', method, MISUSE_FAMILIES[a][0], MISUSE_FAMILIES[r][1])] = 2
+        n = 2 * (MISUSE_ARRAYS - 1)
+        expect_row(last, method, MISUSE_FAMILIES[a][0], '(ILjava/lang/Object;)Z', acquired=n,
+                   released=n, live=0, live_bytes=0, leaked=0, carried=n)
+    sizes.append(pairs)
+    total += 2 * pairs
+    missing = sorted('%s %s -> %s x%d (got %s)' % (k[1].rsplit('.', 1)[-1], k[2], k[3], n, got.get(k))
                      for k, n in expected.items() if got.get(k) != n)
-    extra = sorted('%s %s -> %s x%d' % (k[0], k[2], k[3], n)
+    extra = sorted('%s %s %s -> %s x%d' % (k[0], k[1].rsplit('.', 1)[-1], k[2], k[3], n)
                    for k, n in got.items() if k not in expected)
-    expect(not missing and not extra, '%s: wrong_function findings differ from the matrix '
-           '(%d pairs): %d wrong or missing: %s; %d not caused by the matrix: %s',
+    expect(not missing and not extra, '%s: findings differ from the matrix (%d pairs, only '
+           'wrong_function expected): %d wrong or missing: %s; %d not caused by the matrix: %s',
            'checked JNI' if checked else 'plain', len(expected), len(missing), missing[:20],
            len(extra), extra[:20])
-    expect(last['totals']['findings'] == calls, 'totals.findings expected %d, got %d', calls,
+    expect(last['totals']['findings'] == total, 'totals.findings expected %d, got %d', total,
            last['totals']['findings'])
-    signature = '(IILjava/lang/Object;Ljava/lang/Object;)I'
-    for a, (acquire, _) in enumerate(MISUSE_FAMILIES):
-        n = sum(_misuse_reps(a, r) for r in range(len(MISUSE_FAMILIES)) if r != a)
-        expect_row(last, 'Misuse.pair', acquire, signature, acquired=n, released=n, live=0,
-                   live_bytes=0)
     t = last['totals']
     for key in ('double_releases', 'unmatched_releases'):
         expect(t[key] == 0, 'totals.%s expected 0, got %d', key, t[key])
-    return len(expected)
+    return sizes
 
 
 def case_misuse_matrix(ctx):
     """Every acquire family's pin released through every other family's
-    release, with an object of the release's kind: the agent must send it
-    to the pin's own family and object, with and without -Xcheck:jni."""
+    release, with an object of the release's kind (pair), and every array
+    family's through every other array family's with an array of the
+    release's own type (pairOwn): the agent must send each to the pin's own
+    family and object, with one wrong_function finding, with and without
+    -Xcheck:jni.  An elements pin carried into a later call (carryTake,
+    carryGive) goes back to the array named only when that array can be the
+    pin's, and is withheld otherwise."""
     results = []
     for checked in (False, True):
-        results.append('%s: %d pairs' % ('-Xcheck:jni' if checked else 'plain',
-                                         _misuse_run(ctx, checked)))
+        sizes = _misuse_run(ctx, checked)
+        results.append('%s: %d + %d + %d carried pairs' % ('-Xcheck:jni' if checked else 'plain',
+                                                              *sizes))
     print('misuse matrix on %s: %s' % (ctx.jdk_name, ', '.join(results)))
 
 
