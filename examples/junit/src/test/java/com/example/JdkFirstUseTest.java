@@ -164,7 +164,8 @@ class JdkFirstUseTest {
                 s.name();
             }
             Path zip = dir.resolve("fs.zip");
-            try (FileSystem zipfs = FileSystems.newFileSystem(zip, Map.of("create", "true"))) {
+            try (FileSystem zipfs = FileSystems.newFileSystem(
+                    java.net.URI.create("jar:" + zip.toUri()), Map.of("create", "true"))) {
                 Files.writeString(zipfs.getPath("b.txt"), "pinwatch");
             }
             try (FileSystem jrt = FileSystems.getFileSystem(java.net.URI.create("jrt:/"))) {
