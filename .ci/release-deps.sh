@@ -104,12 +104,17 @@ done
 prefix=$cache/prefix-$arch
 work=$cache/work-$arch
 # The recipe: the sources and this version of the build commands (bump it when they change).
-recipe="recipe 1: ${sources[*]}"
+recipe="recipe 2: ${sources[*]}"
 if [ "$(cat "$prefix/.pinwatch-complete" 2>/dev/null)" != "$recipe" ]; then
 	t0=$(date +%s)
 	rm -rf "$prefix" "$work"
 	mkdir -p "$prefix" "$work"
-	CC="$cc --sysroot=$sysroot"
+	# The sysroot first, for headers and libraries alike (see the machine file below): with the
+	# cross compiler's own glibc 2.36 headers, json-c's configure finds arc4random (2.36).
+	lib=$sysroot/usr/lib/$triplet
+	sysflags="-B$lib -L$lib -L$sysroot/lib/$triplet"
+	[ "$arch" = arm64 ] && sysflags+=" -isystem $sysroot/usr/include/$triplet -isystem $sysroot/usr/include"
+	CC="$cc --sysroot=$sysroot $sysflags"
 	# Hidden: nothing of these libraries leaves the agent (-Wl,--exclude-libs,ALL says it again
 	# at link time).  No debug info: the agent never symbolises itself.  The source paths are
 	# mapped so that the archives, and what links them, do not depend on where CACHE is.
@@ -171,7 +176,7 @@ if [ "$(cat "$prefix/.pinwatch-complete" 2>/dev/null)" != "$recipe" ]; then
 			mkdir -p "$src/build"
 			(cd "$src/build" && cmake .. -DCMAKE_BUILD_TYPE=Release -DCMAKE_SYSTEM_NAME=Linux \
 				-DCMAKE_SYSTEM_PROCESSOR=$cpu -DCMAKE_C_COMPILER=$cc -DCMAKE_SYSROOT="$sysroot" \
-				-DCMAKE_C_FLAGS="$base_cflags" -DCMAKE_INSTALL_PREFIX="$prefix" \
+				-DCMAKE_C_FLAGS="$base_cflags $sysflags" -DCMAKE_INSTALL_PREFIX="$prefix" \
 				-DCMAKE_INSTALL_LIBDIR=lib -DBUILD_SHARED_LIBS=OFF -DBUILD_STATIC_LIBS=ON \
 				-DCMAKE_POSITION_INDEPENDENT_CODE=ON -DDISABLE_WERROR=ON -DBUILD_TESTING=OFF \
 				>/dev/null && make -j"$jobs" >/dev/null && make install >/dev/null)
@@ -180,6 +185,12 @@ if [ "$(cat "$prefix/.pinwatch-complete" 2>/dev/null)" != "$recipe" ]; then
 		log "$name for $arch built in $(($(date +%s) - t1)) s"
 	done
 	rm -rf "$work"
+	if [ "$arch" = arm64 ]; then
+		# A cross build has the sysroot as Meson's sys_root (the aarch64 tests' qemu root), which
+		# Meson hands to pkg-config as PKG_CONFIG_SYSROOT_DIR, prefixed to every -I and -L: the
+		# archives' paths are written as seen from the sysroot, their sibling.
+		sed -i "s|$prefix|/../$(basename "$prefix")|g" "$prefix"/lib/pkgconfig/*.pc
+	fi
 	echo "$recipe" >"$prefix/.pinwatch-complete"
 	log "static archives for $arch in $(($(date +%s) - t0)) s"
 else
@@ -206,7 +217,8 @@ ini=$cache/$arch.ini
 	fi
 	echo
 	echo "[properties]"
-	# no sys_root: Meson would make pkg-config prefix the archives' own paths with it
+	# x64 is native and needs no sys_root; with one, pkg-config would prefix the archives' paths
+	[ "$arch" = arm64 ] && echo "sys_root = '$sysroot'"
 	echo "pkg_config_libdir = ['$prefix/lib/pkgconfig']"
 	[ "$arch" = arm64 ] && echo "java_home = '/usr/lib/jvm/java-17-openjdk-amd64'"
 	echo
