@@ -30,6 +30,10 @@ cache=$(realpath -m "$cache")
 mkdir -p "$out" "$cache"
 cd "$src"
 
+# The JNI headers and javac: JDK 17's unless the caller named one (as .ci/run does).
+export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/java-17-openjdk-amd64}
+export PATH=$JAVA_HOME/bin:$PATH
+
 epoch=$(git log -1 --format=%ct)
 version=$(meson introspect --projectinfo meson.build |
 	python3 -c 'import json, sys; print(json.load(sys.stdin)["version"])')
