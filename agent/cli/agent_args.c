@@ -259,7 +259,8 @@ pw_agent_args_help(FILE *out)
     fputs(
         "  --options TEXT      more agent options, as the agent takes them (a,b=c)\n"
         "  --agent PATH        the agent library (default: the one installed with\n"
-        "                      pinwatch, or ../libpinwatch.so next to an uninstalled build)\n",
+        "                      pinwatch, ../lib/libpinwatch.so in a release archive, or\n"
+        "                      ../libpinwatch.so next to an uninstalled build)\n",
         out);
 }
 

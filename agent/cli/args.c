@@ -59,7 +59,8 @@ pw_parse_timeout(const char *cmd, const char *s, int *ms)
     return true;
 }
 
-/* The agent library next to this program: installed, then in a build dir. */
+/* The agent library next to this program: installed, in a release archive
+ * (bin/pinwatch, lib/libpinwatch.so), then in a build dir. */
 static bool
 default_agent(char *out, size_t len)
 {
@@ -73,9 +74,10 @@ default_agent(char *out, size_t len)
     char *slash = strrchr(exe, '/');
     if (slash != NULL)
         *slash = '\0';
-    const char *candidates[] = {PW_AGENT_INSTALLED_REL, PW_AGENT_BUILD_REL, PW_AGENT_INSTALLED_ABS};
+    const char *candidates[] = {PW_AGENT_INSTALLED_REL, "../lib/libpinwatch.so", PW_AGENT_BUILD_REL,
+                                PW_AGENT_INSTALLED_ABS};
     struct pw_buf tried = {0};
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < sizeof(candidates) / sizeof(candidates[0]); i++) {
         char path[PATH_MAX + 16];
         if (candidates[i][0] == '\0')
             continue;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "jvm/symbols.h"
 
+#include <dlfcn.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,8 +70,66 @@ find_debuginfo_locally(Dwfl_Module *mod, void **userdata, const char *modname, D
                                         debuginfo_file_name);
 }
 
+/* A library unpacked to a temporary file and deleted once loaded
+ * (rocksdbjni, conscrypt, netty-tcnative) is still mapped: /proc/self/maps
+ * names it "/tmp/librocksdbjni123.so (deleted)", which elfutils cannot open
+ * (it reads such an image from memory only when attached to the process, and
+ * the loaded segments hold no symbol table or DWARF).  The mapping's
+ * /proc/self/map_files entry opens the file itself, whole, as long as the
+ * process maps it (the kernel lets a process with CAP_SYS_ADMIN or
+ * CAP_CHECKPOINT_RESTORE do it; without, lookup() names the function from
+ * the dynamic symbols, through the loader). */
+static int
+open_deleted(const char *module_name)
+{
+    FILE *f = fopen("/proc/self/maps", "re");
+    if (f == NULL)
+        return -1;
+    char line[4096 + 128];
+    int fd = -1;
+    while (fd < 0 && fgets(line, sizeof(line), f) != NULL) {
+        unsigned long start, end;
+        int path_at = -1;
+        if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &start, &end, &path_at) != 2 || path_at < 0)
+            continue;
+        char *path = line + path_at;
+        path[strcspn(path, "\n")] = '\0';
+        if (strcmp(path, module_name) != 0)
+            continue;
+        char entry[64];
+        snprintf(entry, sizeof(entry), "/proc/self/map_files/%lx-%lx", start, end);
+        fd = open(entry, O_RDONLY | O_CLOEXEC);
+        break; /* every mapping of the file opens the same file */
+    }
+    fclose(f);
+    return fd;
+}
+
+static bool
+is_deleted(const char *module_name)
+{
+    static const char deleted[] = " (deleted)";
+    size_t n = module_name != NULL ? strlen(module_name) : 0, d = sizeof(deleted) - 1;
+    return n > d && module_name[0] == '/' && strcmp(module_name + n - d, deleted) == 0;
+}
+
+static int
+find_elf(Dwfl_Module *mod, void **userdata, const char *module_name, Dwarf_Addr base, char **file_name,
+         Elf **elfp)
+{
+    if (is_deleted(module_name)) {
+        int fd = open_deleted(module_name);
+        if (fd >= 0) {
+            *file_name = NULL;
+            *elfp = NULL;
+            return fd;
+        }
+    }
+    return dwfl_linux_proc_find_elf(mod, userdata, module_name, base, file_name, elfp);
+}
+
 static const Dwfl_Callbacks callbacks = {
-    .find_elf = dwfl_linux_proc_find_elf,
+    .find_elf = find_elf,
     .find_debuginfo = find_debuginfo_locally,
     .debuginfo_path = &debuginfo_path,
 };
@@ -296,6 +356,15 @@ lookup(struct pw_symbols *s, uintptr_t ret, struct pw_location *out)
     if (name != NULL) {
         out->symbol = name;
         out->offset = off + 1; /* of the return address, as debuggers print it */
+    } else if (is_deleted(out->library)) {
+        /* No ELF file to read (a deleted library that map_files would not
+         * open): the loader still has the dynamic symbols of what it mapped,
+         * and a JNI function is always one. */
+        Dl_info info;
+        if (dladdr((void *)call, &info) != 0 && info.dli_sname != NULL && info.dli_saddr != NULL) {
+            out->symbol = info.dli_sname;
+            out->offset = (uint64_t)(ret - (uintptr_t)info.dli_saddr);
+        }
     }
     Dwfl_Line *line = dwfl_module_getsrc(mod, call);
     if (line != NULL) {

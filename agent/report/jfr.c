@@ -13,10 +13,12 @@
 #include <unistd.h>
 
 /* Where the jar is, relative to the directory of libpinwatch.so: the
- * build tree (agent/ and agent/java/api/), then the installed tree
- * (LIBDIR/pinwatch/ or LIBDIR/ARCH/pinwatch/, and DATADIR/java/). */
+ * build tree (agent/ and agent/java/api/), a release archive (both in
+ * lib/), then the installed tree (LIBDIR/pinwatch/ or
+ * LIBDIR/ARCH/pinwatch/, and DATADIR/java/). */
 static const char *const jar_places[] = {
     "java/api/pinwatch-api.jar",
+    "pinwatch-api.jar",
     "../../share/java/pinwatch-api.jar",
     "../../../share/java/pinwatch-api.jar",
 };

@@ -52,19 +52,52 @@
 /* C frames of one native method between its entry and the Get. */
 #define NATIVE_FRAMES_MAX 256
 
+/* glibc 2.35's _dl_find_object, found at run time: the self-contained agent
+ * is built against glibc 2.31 and loads into glibc 2.28, where the symbol
+ * does not exist (a link-time reference would keep the agent from loading).
+ * The struct is glibc's on x86-64 and aarch64 (neither has dlfo_eh_dbase or
+ * dlfo_eh_count), with room to spare: glibc writes only its own size. */
+struct pw_dl_find_object {
+    unsigned long long flags;
+    void *map_start;
+    void *map_end;
+    void *link_map;
+    void *eh_frame;
+    unsigned long long reserved[15];
+};
+typedef int (*pw_dl_find_object_fn)(void *pc, struct pw_dl_find_object *result);
+/* The resolved function, or find_unresolved until the first call, or
+ * find_absent where glibc has none. */
+static int find_unresolved(void *pc, struct pw_dl_find_object *result);
+static int
+find_absent(void *pc, struct pw_dl_find_object *result)
+{
+    return -2;
+}
+static _Atomic(pw_dl_find_object_fn) find_object = find_unresolved;
+
+static int
+find_unresolved(void *pc, struct pw_dl_find_object *result)
+{
+    /* Two threads may both look it up: they store the same answer. */
+    void *f = dlsym(RTLD_DEFAULT, "_dl_find_object");
+    pw_dl_find_object_fn fn = f != NULL ? (pw_dl_find_object_fn)f : find_absent;
+    atomic_store_explicit(&find_object, fn, memory_order_release);
+    return fn(pc, result);
+}
+
 /* The ELF object (its load address) that holds pc, or NULL for code in
  * none, such as the JVM's generated code. */
 static const void *
 elf_object(uintptr_t pc)
 {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35))
     /* Lock-free, unlike dladdr, which takes the loader's lock. */
-    struct dl_find_object found;
-    return _dl_find_object((void *)pc, &found) == 0 ? found.dlfo_map_start : NULL;
-#else
+    struct pw_dl_find_object found;
+    int rc = atomic_load_explicit(&find_object, memory_order_acquire)((void *)pc, &found);
+    if (rc != -2)
+        return rc == 0 ? found.map_start : NULL;
     Dl_info info;
     return dladdr((void *)pc, &info) != 0 ? info.dli_fbase : NULL;
-#endif
 }
 
 static bool

@@ -87,6 +87,7 @@ def main():
     parser.add_argument('--fixture-lib', required=True)
     parser.add_argument('--fixture-src', required=True)
     parser.add_argument('--other-lib', help='libpwother.so (the suppress case)')
+    parser.add_argument('--deleted-lib', help='libpwdeleted.so (the deleted-library case)')
     parser.add_argument('--diag-src', help='pwdiag.c (findings, stacks, ... cases)')
     parser.add_argument('--pinwatch', help='the pinwatch command (late-prebound-cli, fleet-jvms)')
     parser.add_argument('--api-jar', help='pinwatch-api.jar (the api cases)')
@@ -97,6 +98,7 @@ def main():
                   os.path.abspath(args.jar), os.path.abspath(args.fixture_lib),
                   os.path.abspath(args.fixture_src))
     ctx.other_lib = os.path.abspath(args.other_lib) if args.other_lib else None
+    ctx.deleted_lib = os.path.abspath(args.deleted_lib) if args.deleted_lib else None
     ctx.pinwatch = os.path.abspath(args.pinwatch) if args.pinwatch else None
     ctx.api_jar = os.path.abspath(args.api_jar) if args.api_jar else None
     ctx.rules = os.path.abspath(args.rules) if args.rules else None

@@ -450,6 +450,34 @@ def _expect_frames(ctx, what, frames, want):
         expect(not f.get('tail_call'), '%s: frame %s is flagged tail_call', what, f.get('symbol'))
 
 
+def case_deleted_library(ctx):
+    """A JNI library loaded from a temporary copy that is deleted at once (as
+    rocksdbjni, conscrypt and netty-tcnative load theirs) is still named:
+    symbol and file:line from the file the process still maps."""
+    expect(ctx.deleted_lib and os.path.exists(ctx.deleted_lib),
+           'libpwdeleted.so not built (--deleted-lib): %s', ctx.deleted_lib)
+    report = ctx.report_path()
+    run = ctx.run_java('DeletedLib', [ctx.deleted_lib])
+    expect('DONE' in run.stdout, 'fixture did not print DONE')
+    loaded = [l.split(' ', 1)[1] for l in run.stdout.splitlines() if l.startswith('LOADED ')]
+    expect(len(loaded) == 1, 'fixture did not print the LOADED path')
+    expect(not os.path.exists(loaded[0]), 'the temporary copy %s was not deleted', loaded[0])
+    _, last = load_report(report, extended=True)
+    row = expect_row(last, 'DeletedLib.leak', 'GetByteArrayElements', '([B)V', acquired=37,
+                     released=0, live=37, leaked=37, held=0, live_bytes=37 * 211)
+    sites = [s for s in row['sites'] if s['live']]
+    expect(len(sites) == 1 and sites[0].get('frames'), 'DeletedLib.leak: expected one live '
+           'site with frames, got %s', json.dumps(row['sites'])[:600])
+    frame = sites[0]['frames'][0]
+    src = os.path.join(os.path.dirname(ctx.fixture_src), 'pwdeleted.c')
+    want = ('Java_pinwatch_fixtures_DeletedLib_leak', loaded[0] + ' (deleted)', 'pwdeleted.c',
+            source_line(src, 'pw-deleted-site'))
+    got = (frame.get('symbol'), frame.get('library'), os.path.basename(frame.get('file') or ''),
+           frame.get('line'))
+    expect(got == want, 'DeletedLib.leak: frame (symbol, library, file, line) expected %s, '
+           'got %s', want, got)
+
+
 # (kind, method, signature, acquire function, call, count, acquire marker, call marker)
 FINDINGS = [
     ('double_release', 'doubleRelease', '([J)V', 'GetLongArrayElements',
@@ -701,6 +729,7 @@ CASES = {
     'interval': Case(case_interval, 150, serial=True),
     'exitcode': Case(case_exitcode, 150),
     'suppress': Case(case_suppress, 150),
+    'deleted-library': Case(case_deleted_library, 150),
     'findings': Case(case_findings, 150),
     'stacks': Case(case_stacks, 150),
     'collapsed': Case(case_collapsed, 150),
