@@ -506,6 +506,22 @@ def jdk_version(jdk):
 # --------------------------------------------------------------------------
 
 
+def present_jdks(homes, qemu_root=None):
+    """The JDKs of (name, home) pairs that have a java, each with its version; a line for each
+    that has none, and one more when none is left."""
+    jdks = []
+    for name, home in homes:
+        jdk = Jdk(name, home, qemu_root)
+        if jdk.present():
+            jdk.version = jdk_version(jdk)
+            jdks.append(jdk)
+        else:
+            log('%s: no java at %s; skipped' % (name, home))
+    if not jdks:
+        log('no JDK to run on')
+    return jdks
+
+
 def jdk_homes_from_build(build):
     """jdk17_home and temurin_home as configured in the build directory
     (temurin_home `auto`: the newest Temurin, as the build finds it)."""
@@ -580,16 +596,8 @@ def parse_args():
 
 def main():
     opts = parse_args()
-    jdks = []
-    for name, home in opts.jdks:
-        jdk = Jdk(name, home, opts.qemu_root)
-        if jdk.present():
-            jdk.version = jdk_version(jdk)
-            jdks.append(jdk)
-        else:
-            log('%s: no java at %s; skipped' % (name, home))
+    jdks = present_jdks(opts.jdks, opts.qemu_root)
     if not jdks:
-        log('no JDK to run on')
         return 1
     if not (os.path.exists(LZ4_JAR) and os.path.isdir(LZ4_JNI_DIR)):
         log('lz4-java not installed (%s, %s): the lz4 row will be missing' % (LZ4_JAR, LZ4_JNI_DIR))

@@ -140,18 +140,9 @@ def main():
         return 1
     homes = [tuple(s.split('=', 1)) for s in opts.jdk_home] if opts.jdk_home else \
         run_bench.jdk_homes_from_build(opts.build or '')
-    jdks = []
-    for name, home in homes:
-        if opts.jdk and name not in opts.jdk:
-            continue
-        jdk = run_bench.Jdk(name, home)
-        if jdk.present():
-            jdk.version = run_bench.jdk_version(jdk)
-            jdks.append(jdk)
-        else:
-            log('%s: no java at %s; skipped' % (name, home))
+    jdks = run_bench.present_jdks([(name, home) for name, home in homes
+                                   if not opts.jdk or name in opts.jdk])
     if not jdks:
-        log('no JDK to run on')
         return 1
     workloads = [w for w in WORKLOADS if not opts.workload or w[0] in opts.workload]
     configs = ['bare'] + [c for c in CONFIGS[1:] if not opts.config or c in opts.config]

@@ -16,20 +16,11 @@ when one of those is missing.
 
 import argparse
 import os
-import re
 import sys
 
+from find_temurin import feature_version
+
 VIRTUAL_THREADS = 21
-
-
-def feature_of(home):
-    """The JDK's feature release, from its `release` file (no JVM started)."""
-    try:
-        with open(os.path.join(home, 'release'), encoding='utf-8') as f:
-            m = re.search(r'^JAVA_VERSION="(\d+)', f.read(), re.M)
-    except OSError:
-        return None
-    return int(m.group(1)) if m else None
 
 
 def main():
@@ -43,7 +34,7 @@ def main():
     for spec in args.jdk:
         name, home = spec.split('=', 1)
         if home and os.access(os.path.join(home, 'bin', 'java'), os.X_OK):
-            feature = feature_of(home)
+            feature = feature_version(home)
             print('JDK %s present at %s: JDK %s' % (name, home, feature or '(no release file)'))
             if feature and feature >= VIRTUAL_THREADS:
                 newer.append(name)
