@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 struct pw_symbols {
@@ -70,15 +72,112 @@ find_debuginfo_locally(Dwfl_Module *mod, void **userdata, const char *modname, D
                                         debuginfo_file_name);
 }
 
+/* Libraries held open from the binding of their first native method, so that
+ * a deleted one can still be read without privileges (see open_deleted).
+ * Only libraries outside the JVM's java.home are held: the JDK's own are
+ * never deleted, and holding them would spend descriptors on files that
+ * stay on disk.  Bounded: past HELD_MAX libraries nothing more is held, and
+ * those rows are named as without a held file.  Keyed by the library's load
+ * address; a library unloaded and another loaded at the same address is
+ * not held again (JNI libraries are unloaded only with their class loader,
+ * and the row then falls back as it would without this table). */
+#define HELD_MAX 64
+
+struct held_library {
+    uintptr_t base; /* dli_fbase */
+    int fd;         /* -1: the open failed, not tried again */
+    dev_t dev;      /* of the open file, as /proc/self/maps shows it */
+    ino_t ino;
+};
+
+static struct held_library held[HELD_MAX];
+static int nheld;
+static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+static char java_home[4096];
+static size_t java_home_len; /* 0 until the JVM has told it */
+
+/* java.home, asked once.  The JVM answers from the OnLoad phase on; the
+ * natives bound in the primordial phase, before it can, are the JDK's own. */
+static bool
+know_java_home(jvmtiEnv *jvmti)
+{
+    if (java_home_len > 0)
+        return true;
+    char *home = NULL;
+    if (jvmti == NULL || (*jvmti)->GetSystemProperty(jvmti, "java.home", &home) != JVMTI_ERROR_NONE ||
+        home == NULL)
+        return false;
+    size_t n = strlen(home);
+    while (n > 1 && home[n - 1] == '/')
+        n--;
+    if (n > 0 && n < sizeof(java_home)) {
+        memcpy(java_home, home, n);
+        java_home[n] = '\0';
+        java_home_len = n;
+    }
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)home);
+    return java_home_len > 0;
+}
+
+void
+pw_symbols_hold_library(jvmtiEnv *jvmti, const void *address)
+{
+    Dl_info info;
+    if (dladdr(address, &info) == 0 || info.dli_fbase == NULL || info.dli_fname == NULL ||
+        info.dli_fname[0] != '/')
+        return;
+    Dl_info self;
+    if (dladdr((const void *)pw_symbols_hold_library, &self) != 0 && self.dli_fbase == info.dli_fbase)
+        return;
+    pthread_mutex_lock(&held_lock);
+    if (!know_java_home(jvmti) ||
+        (strncmp(info.dli_fname, java_home, java_home_len) == 0 && info.dli_fname[java_home_len] == '/'))
+        goto out;
+    for (int i = 0; i < nheld; i++)
+        if (held[i].base == (uintptr_t)info.dli_fbase)
+            goto out;
+    if (nheld == HELD_MAX)
+        goto out;
+    struct held_library *h = &held[nheld++];
+    h->base = (uintptr_t)info.dli_fbase;
+    h->fd = open(info.dli_fname, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (h->fd >= 0 && fstat(h->fd, &st) == 0) {
+        h->dev = st.st_dev;
+        h->ino = st.st_ino;
+    } else if (h->fd >= 0) {
+        close(h->fd);
+        h->fd = -1;
+    }
+out:
+    pthread_mutex_unlock(&held_lock);
+}
+
+/* A copy of the held descriptor of the file mapped from DEV:INO, for
+ * elfutils to own and close; -1 when none is held. */
+static int
+held_copy(dev_t dev, ino_t ino)
+{
+    int fd = -1;
+    pthread_mutex_lock(&held_lock);
+    for (int i = 0; i < nheld && fd < 0; i++)
+        if (held[i].fd >= 0 && held[i].dev == dev && held[i].ino == ino)
+            fd = fcntl(held[i].fd, F_DUPFD_CLOEXEC, 0);
+    pthread_mutex_unlock(&held_lock);
+    return fd;
+}
+
 /* A library unpacked to a temporary file and deleted once loaded
  * (rocksdbjni, conscrypt, netty-tcnative) is still mapped: /proc/self/maps
  * names it "/tmp/librocksdbjni123.so (deleted)", which elfutils cannot open
  * (it reads such an image from memory only when attached to the process, and
  * the loaded segments hold no symbol table or DWARF).  The mapping's
  * /proc/self/map_files entry opens the file itself, whole, as long as the
- * process maps it (the kernel lets a process with CAP_SYS_ADMIN or
- * CAP_CHECKPOINT_RESTORE do it; without, lookup() names the function from
- * the dynamic symbols, through the loader). */
+ * process maps it, but the kernel lets only a process with CAP_SYS_ADMIN or
+ * CAP_CHECKPOINT_RESTORE do it: a JVM run as an ordinary user reads the file
+ * through the descriptor pw_symbols_hold_library kept, found by the device
+ * and inode the mapping names.  With neither, lookup() names the function
+ * from the dynamic symbols, through the loader. */
 static int
 open_deleted(const char *module_name)
 {
@@ -88,9 +187,11 @@ open_deleted(const char *module_name)
     char line[4096 + 128];
     int fd = -1;
     while (fd < 0 && fgets(line, sizeof(line), f) != NULL) {
-        unsigned long start, end;
+        unsigned long start, end, inode;
+        unsigned int major, minor;
         int path_at = -1;
-        if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &start, &end, &path_at) != 2 || path_at < 0)
+        if (sscanf(line, "%lx-%lx %*s %*s %x:%x %lu %n", &start, &end, &major, &minor, &inode, &path_at) != 5 ||
+            path_at < 0)
             continue;
         char *path = line + path_at;
         path[strcspn(path, "\n")] = '\0';
@@ -99,6 +200,8 @@ open_deleted(const char *module_name)
         char entry[64];
         snprintf(entry, sizeof(entry), "/proc/self/map_files/%lx-%lx", start, end);
         fd = open(entry, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            fd = held_copy(makedev(major, minor), (ino_t)inode);
         break; /* every mapping of the file opens the same file */
     }
     fclose(f);
@@ -358,7 +461,7 @@ lookup(struct pw_symbols *s, uintptr_t ret, struct pw_location *out)
         out->offset = off + 1; /* of the return address, as debuggers print it */
     } else if (is_deleted(out->library)) {
         /* No ELF file to read (a deleted library that map_files would not
-         * open): the loader still has the dynamic symbols of what it mapped,
+         * open and that no held descriptor reaches): the loader still has the dynamic symbols of what it mapped,
          * and a JNI function is always one. */
         Dl_info info;
         if (dladdr((void *)call, &info) != 0 && info.dli_sname != NULL && info.dli_saddr != NULL) {

@@ -29,6 +29,15 @@ PW_HIDDEN void pw_symbols_close(struct pw_symbols *s);
 /* How many views had to ask libdw (for the unit test of the kept names). */
 PW_HIDDEN uint64_t pw_symbols_dwarf_views(void);
 
+/* Keeps the file of the library holding ADDRESS (a native method being
+ * bound) open, so that a report can still read its symbols and DWARF after
+ * the library's loader deletes the file (rocksdbjni, conscrypt,
+ * netty-tcnative unpack theirs to a temporary file).  Called from the
+ * NativeMethodBind event, never on the JNI path: one dladdr, and one open
+ * per library the first time.  Nothing fails: a file already gone, an open
+ * refused or a full table leaves that library unheld. */
+PW_HIDDEN void pw_symbols_hold_library(jvmtiEnv *jvmti, const void *address);
+
 /* Strings stay valid until pw_symbols_close.  ret is a return address: the
  * call it belongs to is looked up at ret - 1. */
 PW_HIDDEN void pw_symbols_lookup(struct pw_symbols *s, uintptr_t ret, struct pw_location *out);

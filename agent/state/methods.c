@@ -2,6 +2,7 @@
 #include "state/methods.h"
 #include "jvm/jni_table.h"
 #include "jvm/jni_names.h"
+#include "jvm/symbols.h"
 #include "base/log.h"
 #include "state/frame_layout.h"
 
@@ -322,6 +323,10 @@ pw_on_native_method_bind(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, jmethodID
         *new_address = m->code;
     }
     pthread_mutex_unlock(&bind_lock);
+    /* Before the library's loader may delete its file: a report run as an
+     * ordinary user reads a deleted library only through a descriptor kept
+     * from now (jvm/symbols.c). */
+    pw_symbols_hold_library(jvmti, address);
     if (named) {
         (*jvmti)->Deallocate(jvmti, (unsigned char *)name);
         (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);

@@ -15,8 +15,6 @@ Standard library only.
 """
 
 import argparse
-import contextlib
-import fcntl
 import html.parser
 import html
 import json
@@ -43,6 +41,10 @@ CHROMIUM = '/usr/bin/chromium'
 QEMU_ROOT = os.environ.get('PW_QEMU_ROOT') or None
 # Emulation: every wait below is this many times longer (what is asserted is not).
 TIME_SCALE = 4 if QEMU_ROOT else 1
+
+# Running as nobody is shared with the JVM cases (tests/jvm/unprivileged.py).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'jvm'))
+from unprivileged import as_nobody, traversable  # noqa: E402
 
 
 def native_access_flags(jdk_home):
@@ -110,38 +112,6 @@ class Ctx:
 
     def path(self, name):
         return os.path.join(self.tmp, name)
-
-    def as_nobody(self, argv):
-        """argv run as nobody (uid and gid 65534) by setpriv; run it inside
-        `with ctx.traversable(...)` when it needs files under the checkout."""
-        setpriv = shutil.which('setpriv', path='/usr/bin:/bin') or '/usr/bin/setpriv'
-        return [setpriv, '--reuid=65534', '--regid=65534', '--clear-groups', '--'] + list(argv)
-
-    @contextlib.contextmanager
-    def traversable(self, needs):
-        """While the block runs, other users may enter every directory on the
-        way to the paths in NEEDS (a checkout under root's 0700 home, say, where
-        the Debian 13 JDKs and the arm64 tree are): o+x, not o+r, and the old
-        modes come back when the block ends.  Copies would not do: those JDKs
-        name their loader by its absolute path.  A private mount namespace
-        would change nothing on the machine, but cannot be had in a chroot such
-        as ../shared/fresh/check-fresh's.  One test at a time holds the grant
-        (an exclusive lock), so that none restores a mode another relies on."""
-        with open('/tmp/pinwatch-tests-traversable.lock', 'a') as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            modes = {}
-            try:
-                for need in needs:
-                    while True:
-                        found = blocked_ancestor(need)
-                        if not found:
-                            break
-                        modes[found[0]] = os.stat(found[0]).st_mode & 0o7777
-                        os.chmod(found[0], modes[found[0]] | 0o001)
-                yield
-            finally:
-                for path, mode in reversed(list(modes.items())):
-                    os.chmod(path, mode)
 
     def nobody_needs(self):
         """What a program run as nobody must reach: the JDK, and under qemu the
@@ -699,10 +669,10 @@ def case_bad_input(ctx):
         # A copy nobody can run, wherever the build dir is.
         prog = ctx.path('pinwatch')
         shutil.copy(ctx.o.pinwatch, prog)
-        with ctx.traversable(ctx.nobody_needs()):
+        with traversable(ctx.nobody_needs()):
             for cmd in ('attach', 'dump'):
                 if os.geteuid() == 0:
-                    argv = ctx.as_nobody([prog, cmd, sleeper.pid])
+                    argv = as_nobody([prog, cmd, sleeper.pid])
                 else:
                     argv = [prog, cmd, 1]
                 status, out, err = ctx.pw(*argv[1:], prog=argv[0])
@@ -1096,8 +1066,8 @@ def case_attach_as_root(ctx):
     classpath, libpath, agent = ctx.world_readable_copy()
     # The JVM may load a library of its own at any time (the attach listener's):
     # its directories stay traversable until it has ended.
-    with ctx.traversable(ctx.nobody_needs()):
-        jvm = Jvm(ctx, ctx.as_nobody(ctx.java_argv(classpath=classpath, libpath=libpath)), cwd='/')
+    with traversable(ctx.nobody_needs()):
+        jvm = Jvm(ctx, as_nobody(ctx.java_argv(classpath=classpath, libpath=libpath)), cwd='/')
         status, out, err = ctx.pw('attach', jvm.pid, '--agent', agent, '--format', 'json', '--file', report)
         expect(status == 0, 'attach to a JVM of nobody: %d %s', status, err)
         jvm.send('keep 4')
@@ -1170,18 +1140,6 @@ def case_attach_container(ctx):
     expect_figures(d, 1, 5)
     jvm.send('exit 0')
     expect(jvm.finish() == 0, 'containerised JVM failed: %s', jvm.stderr())
-
-
-def blocked_ancestor(path):
-    """(D, C): the first directory D on PATH's way down from / that other
-    users cannot enter, and its child C on that way; None when there is none."""
-    path = os.path.realpath(path)
-    here = '/'
-    for part in [p for p in path.split('/') if p]:
-        if not os.stat(here).st_mode & 0o001:
-            return here, os.path.join(here, part)
-        here = os.path.join(here, part)
-    return None
 
 
 def geteuid_is_root():

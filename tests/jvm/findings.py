@@ -13,6 +13,7 @@ import time
 
 from harness import (Case, FIXTURE_PKG, Session, TIME_SCALE, check_series, expect, expect_row, find_row,
                      load_report, modified_utf8_size, row_name, rows_of, source_line)
+from unprivileged import NOBODY, as_nobody, traversable
 from common import (EXIT_STATUS_LINE, LEAK_LINE, STRING_SIG, _exit_status_lines, _expect_site_line, _finding,
                     _findings, _leak_lines, _show_frames, _site_of, _wait_for_dump, _write_rules,
                     fixture_symbol)
@@ -450,32 +451,64 @@ def _expect_frames(ctx, what, frames, want):
         expect(not f.get('tail_call'), '%s: frame %s is flagged tail_call', what, f.get('symbol'))
 
 
-def case_deleted_library(ctx):
-    """A JNI library loaded from a temporary copy that is deleted at once (as
-    rocksdbjni, conscrypt and netty-tcnative load theirs) is still named:
-    symbol and file:line from the file the process still maps."""
+def _deleted_library(ctx, report, method, symbol, marker, as_user=None):
+    """Runs DeletedLib (as_user: a wrap for run_java) and checks the one
+    live site of METHOD: symbol, the deleted file, file:line of MARKER."""
     expect(ctx.deleted_lib and os.path.exists(ctx.deleted_lib),
            'libpwdeleted.so not built (--deleted-lib): %s', ctx.deleted_lib)
-    report = ctx.report_path()
-    run = ctx.run_java('DeletedLib', [ctx.deleted_lib])
+    args = [ctx.deleted_lib] + (['registered'] if method == 'leakRegistered' else [])
+    run = ctx.run_java('DeletedLib', args, agent_options='file=%s,format=json' % report,
+                       report_path=report, wrap=as_user)
     expect('DONE' in run.stdout, 'fixture did not print DONE')
     loaded = [l.split(' ', 1)[1] for l in run.stdout.splitlines() if l.startswith('LOADED ')]
     expect(len(loaded) == 1, 'fixture did not print the LOADED path')
     expect(not os.path.exists(loaded[0]), 'the temporary copy %s was not deleted', loaded[0])
     _, last = load_report(report, extended=True)
-    row = expect_row(last, 'DeletedLib.leak', 'GetByteArrayElements', '([B)V', acquired=37,
+    row = expect_row(last, 'DeletedLib.' + method, 'GetByteArrayElements', '([B)V', acquired=37,
                      released=0, live=37, leaked=37, held=0, live_bytes=37 * 211)
     sites = [s for s in row['sites'] if s['live']]
-    expect(len(sites) == 1 and sites[0].get('frames'), 'DeletedLib.leak: expected one live '
-           'site with frames, got %s', json.dumps(row['sites'])[:600])
+    expect(len(sites) == 1 and sites[0].get('frames'), 'DeletedLib.%s: expected one live '
+           'site with frames, got %s', method, json.dumps(row['sites'])[:600])
     frame = sites[0]['frames'][0]
     src = os.path.join(os.path.dirname(ctx.fixture_src), 'pwdeleted.c')
-    want = ('Java_pinwatch_fixtures_DeletedLib_leak', loaded[0] + ' (deleted)', 'pwdeleted.c',
-            source_line(src, 'pw-deleted-site'))
+    want = (symbol, loaded[0] + ' (deleted)', 'pwdeleted.c', source_line(src, marker))
     got = (frame.get('symbol'), frame.get('library'), os.path.basename(frame.get('file') or ''),
            frame.get('line'))
-    expect(got == want, 'DeletedLib.leak: frame (symbol, library, file, line) expected %s, '
-           'got %s', want, got)
+    expect(got == want, 'DeletedLib.%s: frame (symbol, library, file, line) expected %s, '
+           'got %s', method, want, got)
+
+
+def case_deleted_library(ctx):
+    """A JNI library loaded from a temporary copy that is deleted at once (as
+    rocksdbjni, conscrypt and netty-tcnative load theirs) is still named:
+    symbol and file:line from the file the process still maps.  The method
+    is bound lazily, after the file is gone: read through
+    /proc/self/map_files, which root may open."""
+    _deleted_library(ctx, ctx.report_path(), 'leak', 'Java_pinwatch_fixtures_DeletedLib_leak',
+                     'pw-deleted-site')
+
+
+def case_deleted_library_unprivileged(ctx):
+    """The same run by a JVM of an ordinary user (nobody), which may not open
+    /proc/self/map_files: the agent kept the library's file open when
+    JNI_OnLoad registered leakRegistered, before the file was deleted, and
+    reads it through that descriptor.  The function is static, so even its
+    name comes only from the file (the loader's dynamic symbols lack it).
+    Run as root, the JVM runs as nobody (tests/jvm/unprivileged.py, as
+    clitest.py's attach-as-root); run as another user, as that user."""
+    if os.geteuid() != 0:
+        # Already an ordinary user: the JVM runs as this one.
+        _deleted_library(ctx, ctx.report_path(), 'leakRegistered', 'pw_deleted_leak_registered',
+                         'pw-deleted-registered-site')
+        return
+    shared = ctx.report_path('nobody')
+    os.mkdir(shared)
+    os.chmod(shared, 0o1777)
+    report = os.path.join(shared, 'pins.jsonl')
+    with traversable([ctx.java, ctx.agent, ctx.jar, ctx.deleted_lib, shared]):
+        _deleted_library(ctx, report, 'leakRegistered', 'pw_deleted_leak_registered',
+                         'pw-deleted-registered-site', as_user=as_nobody)
+    expect(os.stat(report).st_uid == NOBODY, 'the report was not written by a JVM run as nobody')
 
 
 # (kind, method, signature, acquire function, call, count, acquire marker, call marker)
@@ -730,6 +763,7 @@ CASES = {
     'exitcode': Case(case_exitcode, 150),
     'suppress': Case(case_suppress, 150),
     'deleted-library': Case(case_deleted_library, 150),
+    'deleted-library-unprivileged': Case(case_deleted_library_unprivileged, 150),
     'findings': Case(case_findings, 150),
     'stacks': Case(case_stacks, 150),
     'collapsed': Case(case_collapsed, 150),

@@ -187,11 +187,12 @@ class Context:
         return argv
 
     def run_java(self, main, args=(), expect_rc=0, timeout=JVM_TIMEOUT, report_path=None,
-                 may_crash=False, **kw):
+                 may_crash=False, wrap=None, **kw):
         """Run a JVM to completion; by default it must exit 0.  report_path:
         the report shown on failure when not the default one.  may_crash:
         the run is expected to die, so it writes no core file and its
-        hs_err file goes to the scratch directory."""
+        hs_err file goes to the scratch directory.  wrap: a function of the
+        command line giving the one to run (unprivileged.as_nobody)."""
         argv = self.java_argv(main, args, **kw)
         report = report_path or self.report_path()
         preexec = None
@@ -199,6 +200,8 @@ class Context:
             argv[1:1] = ['-XX:ErrorFile=%s' % os.path.join(self.tmpdir, 'hs_err_%p.log'),
                          '-XX:-CreateCoredumpOnCrash']
             preexec = _no_core_dumps
+        if wrap:
+            argv = wrap(argv)
         try:
             proc = subprocess.run(argv, env=self.env, stdin=subprocess.DEVNULL,
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
