@@ -341,11 +341,12 @@ class Skip(Exception):
 def variant_jar(c):
     """The agent jar built again by build_maven.py from the same sources and version, its agent
     one byte longer: once per build dir (BUILD/agent-jar-rebuild), under a lock, reused while the
-    build's agent is the same."""
+    build's jar is the same."""
     top = os.path.join(c.a.build_dir, 'agent-jar-rebuild')
     os.makedirs(top, exist_ok=True)
     agent = os.path.join(c.a.build_dir, 'agent', 'libpinwatch.so')
-    want = sha256(agent) + '+1'
+    # Made again when the build's jar changes (its agent or its Java code).
+    want = sha256(c.jar)
     stamp = os.path.join(top, 'made-from')
     jar = os.path.join(top, 'central', 'io', 'pinwatch', 'pinwatch-agent', c.a.version,
                        'pinwatch-agent-%s.jar' % c.a.version)
@@ -384,11 +385,11 @@ def case_rebuild(c):
         got.append(out)
         if jar is c.jar:
             lib1 = os.path.join(c.versioned(base), 'libpinwatch.so')
+            expect(out.get('agent') == lib1 and out.get('status') == 'started',
+                   'the first JVM: pinwatch.agent %s, status %s; expected %s, started', out.get('agent'),
+                   out.get('status'), lib1)
             st1 = os.stat(lib1)
     lib2 = os.path.join(c.versioned(base, jar2), 'libpinwatch.so')
-    expect(got[0].get('agent') == lib1 and got[0].get('status') == 'started',
-           'the first JVM: pinwatch.agent %s, status %s; expected %s, started', got[0].get('agent'),
-           got[0].get('status'), lib1)
     expect(got[1].get('agent') == lib2 and got[1].get('status') == 'started',
            'the rebuilt jar\'s JVM: pinwatch.agent %s, status %s; expected the new %s, started',
            got[1].get('agent'), got[1].get('status'), lib2)
