@@ -472,9 +472,6 @@ def main():
         if shutil.which(tool) is None:
             print('SKIP: %s (Debian package %s) not installed' % (tool, package))
             return SKIP
-    if not os.path.isdir(a.central) and os.environ.get('CI') != 'true':
-        print('SKIP: %s absent: this build made no Maven artifacts (agent/java/meson.build)' % a.central)
-        return SKIP
     plugin = os.path.join(a.central, 'io', 'pinwatch', 'pinwatch-maven-plugin', a.version)
     if not os.path.isdir(plugin):
         print('FAIL: %s: the build deployed no pinwatch-maven-plugin %s' % (plugin, a.version))
