@@ -23,7 +23,8 @@ argLine: the tests see both flags (they assert them) and the agent reports.
 CASE leak: three leaked pins and two kept globals with maxLiveReferences 1:
 check fails the build with both tables, exact rows.
 CASE overwritten: Surefire's argLine without @{argLine}: the tests pass,
-check fails the build because no JVM wrote a report, saying how to keep it.
+check fails the build because no JVM wrote a report, saying how to keep it;
+with -DskipTests the same build passes, check saying there is nothing to check.
 CASE limit: the same three leaked pins under maxLeakedPins 3: the build passes.
 Exit status 0 pass, 1 fail, 77 skip (JDK, mvn or cc missing).
 """
@@ -442,6 +443,12 @@ def run(a, env, tmp):
         expect(msg == no_report_message(p.reports), 'check\'s message: expected\n%s\ngot\n%s',
                no_report_message(p.reports), msg)
         print('check failed the build (exit 1) with:\n' + msg)
+        # With the tests skipped there is nothing to report, and check says so instead of failing.
+        rc, log = p.mvn(env, 'verify', '-DskipTests')
+        skipped = '[INFO] pinwatch: tests skipped (skipTests), nothing to check'
+        expect(rc == 0 and skipped in log.splitlines(), 'mvn verify -DskipTests: exit %d, line %r %s', rc, skipped,
+               'present' if skipped in log.splitlines() else 'absent')
+        print('mvn verify -DskipTests: exit 0, ' + skipped)
     else:
         p = Project(a, tmp, pinwatch='        <configuration>\n          <maxLeakedPins>%d</maxLeakedPins>\n'
                                      '        </configuration>\n' % LEAKS)
