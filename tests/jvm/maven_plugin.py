@@ -242,7 +242,8 @@ def no_report_message(directory):
             'by starting that value with @{argLine}, which Surefire replaces when it forks:\n'
             '    <argLine>@{argLine} -Xmx1g</argLine>\n'
             'or give your flags to the property instead (prepare-agent keeps them after the agent):\n'
-            '    <properties><argLine>-Xmx1g</argLine></properties>' % directory)
+            '    <properties><argLine>-Xmx1g</argLine></properties>\n'
+            '(Tests that Surefire runs in Maven\'s own JVM, with forkCount 0, never get the agent.)' % directory)
 
 
 def failure_message(log):
