@@ -87,8 +87,8 @@ pw_refs_local_made_fast(struct pw_thread *t, uint32_t slot, void *ret)
             uint32_t word = pw_frame_locals(f);
             uint32_t count = (word & PW_LOCALS_COUNT_MASK) + 1;
             if (PW_LIKELY(count <= pw_refs_local_limit &&
-                          count <=
-                              atomic_load_explicit(&pw_site_get(e->at.site)->ref.peak, memory_order_relaxed))) {
+                          count <= atomic_load_explicit(&pw_site_get_interned(e->at.site)->ref.peak,
+                                                        memory_order_relaxed))) {
                 t->sites.sample_countdown[PW_KIND_LOCAL_REF]--;
                 pw_count_add(&e->at.counts->acquired, 1);
                 pw_frame_set_locals(f, (word & PW_LOCALS_OVER) | count);
