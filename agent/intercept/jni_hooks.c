@@ -526,7 +526,7 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
     const struct pw_site_ref *at = pw_track_critical_ready(t, f, PW_FN_ARRAY_CRITICAL, ret);
     if (PW_UNLIKELY(at == NULL || t->length_cache.serial != f->serial || t->length_cache.array != array))
         return critical_other(env, array, is_copy, ret);
-    unsigned elem = atomic_load_explicit(&pw_site_get(at->site)->elem_size, memory_order_relaxed);
+    unsigned elem = atomic_load_explicit(&pw_site_get_interned(at->site)->elem_size, memory_order_relaxed);
     if (PW_UNLIKELY(elem == 0))
         return critical_other(env, array, is_copy, ret);
     uint64_t size = (uint64_t)t->length_cache.length * elem;

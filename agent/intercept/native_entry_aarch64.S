@@ -50,8 +50,10 @@
     ldr     w11, [x9, #PW_T_SERIAL]
     add     w11, w11, #1
     str     w11, [x9, #PW_T_SERIAL]
-    str     w11, [x10, #PW_F_SERIAL]
-    str     wzr, [x10, #PW_F_LIVE]
+    /* serial and live = 0 in one store pair; the invocation's locals
+     * start at 0 (tracking/refs.h). */
+    stp     w11, wzr, [x10, #PW_F_SERIAL]
+    str     xzr, [x10, #PW_F_LOCALS]
     .endm
 
 /* The native method has returned: pop its shadow frame.  Leaves x9 = the

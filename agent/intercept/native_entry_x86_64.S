@@ -53,8 +53,10 @@ pw_native_entry:
     movl    PW_T_SERIAL(%rax), %r11d
     addl    $1, %r11d
     movl    %r11d, PW_T_SERIAL(%rax)
-    movl    %r11d, PW_F_SERIAL(%r10)
-    movl    $0, PW_F_LIVE(%r10)
+    /* serial and live = 0 in one store (a 32-bit add zeroed r11's upper
+     * half); the invocation's locals start at 0 (tracking/refs.h). */
+    movq    %r11, PW_F_SERIAL(%r10)
+    movq    $0, PW_F_LOCALS(%r10)
     leaq    pw_native_exit(%rip), %r11
     movq    %r11, (%rsp)
     movq    PW_F_METHOD(%r10), %r11
@@ -145,10 +147,11 @@ pw_native_entry_call:
     leaq    PW_T_FRAMES(%rax,%r10), %r10
     /* rax carries nothing into a non-variadic function: free to use. */
     movl    PW_T_SERIAL(%rax), %eax
-    movl    %eax, PW_F_SERIAL(%r10)
+    /* serial and live = 0 in one store; locals 0, as in pw_native_entry. */
+    movq    %rax, PW_F_SERIAL(%r10)
     movq    %r11, PW_F_METHOD(%r10)
     movq    $0, PW_F_RET(%r10)
-    movl    $0, PW_F_LIVE(%r10)
+    movq    $0, PW_F_LOCALS(%r10)
     subq    $8, %rsp
     .cfi_adjust_cfa_offset 8
     callq   *PW_M_ORIG(%r11)

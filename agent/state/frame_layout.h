@@ -21,6 +21,7 @@
 #define PW_F_RET 8
 #define PW_F_SERIAL 16
 #define PW_F_LIVE 20
+#define PW_F_LOCALS 24
 /* A frame is 1 << PW_FRAME_SHIFT bytes: the entry indexes frames by shift. */
 #define PW_FRAME_SHIFT 5
 #define PW_M_ORIG 32

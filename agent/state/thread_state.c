@@ -17,6 +17,8 @@ _Static_assert(offsetof(struct pw_frame, method) == PW_F_METHOD, "native_entry.S
 _Static_assert(offsetof(struct pw_frame, ret) == PW_F_RET, "native_entry.S");
 _Static_assert(offsetof(struct pw_frame, serial) == PW_F_SERIAL, "native_entry.S");
 _Static_assert(offsetof(struct pw_frame, live) == PW_F_LIVE, "native_entry.S");
+_Static_assert(offsetof(struct pw_frame, locals) == PW_F_LOCALS, "native_entry.S");
+_Static_assert(PW_F_LIVE == PW_F_SERIAL + 4, "native_entry.S stores serial and live as one word");
 _Static_assert(sizeof(struct pw_frame) == 1u << PW_FRAME_SHIFT, "native_entry.S");
 
 __thread struct pw_thread *pw_tls_self;

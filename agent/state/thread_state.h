@@ -24,8 +24,9 @@ struct pw_frame {
     void *ret;                /* PW_F_RET: where the native method returns to */
     uint32_t serial;          /* PW_F_SERIAL: tells invocations of one method apart */
     uint32_t live;            /* PW_F_LIVE: pins this invocation took still in the thread's table */
-    /* The invocation's local references (tracking/refs.h: read and written
-     * only through pw_frame_locals() and pw_frame_set_locals()). */
+    /* PW_F_LOCALS: the invocation's local references (tracking/refs.h: read
+     * and written only through pw_frame_locals() and pw_frame_set_locals()),
+     * zeroed by the push like live. */
     uint64_t locals;
 };
 

@@ -37,6 +37,7 @@
  * interpreter calls through a register, the function called may have made
  * a tail call), so each invocation pays this walk at its first Get. */
 #include "tracking/late_frame.h"
+#include "tracking/refs.h"
 #include "base/log.h"
 #include "state/methods.h"
 #include "state/frame_layout.h"
@@ -148,6 +149,7 @@ push(struct pw_thread *t, struct pw_method *m, uintptr_t *slot, uintptr_t return
     f->ret = (void *)returns_to;
     f->serial = ++t->serial;
     f->live = 0;
+    pw_frame_set_locals(f, 0);
     t->depth++;
     pw_return_slot_redirect(slot, pw_native_returns[0]);
 }

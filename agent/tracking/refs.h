@@ -46,24 +46,26 @@ PW_HIDDEN enum pw_ref_delete pw_refs_global_deleting(struct pw_thread *t, enum p
 /* A local reference (not NULL) made by the JNI function in slot. */
 PW_HIDDEN void pw_refs_local_made(JNIEnv *env, struct pw_thread *t, uint32_t slot, jobject ref, void *ret);
 
-/* The locals word of a frame (struct pw_frame.locals): the serial of the
- * invocation it counts for in the high half, so that a word an earlier
- * invocation left in the frame's slot reads as 0; in the low half that
- * invocation's live local references (PW_LOCALS_COUNT_MASK) and whether it
- * went past local_limit (PW_LOCALS_OVER, a finding made once). */
+/* The locals word of a frame (struct pw_frame.locals): the invocation's
+ * live local references (PW_LOCALS_COUNT_MASK) and whether it went past
+ * local_limit (PW_LOCALS_OVER, a finding made once).  The push of the
+ * frame zeroes it (native_entry_<arch>.S, late_frame.c), so the common
+ * local, made and deleted within its invocation, is a load and a store of
+ * the thread's own memory: no key to test against the invocation's serial
+ * (which cost 8 instructions a local pair), nothing shared. */
 #define PW_LOCALS_COUNT_MASK 0x7fffffffu
 #define PW_LOCALS_OVER 0x80000000u
 
 static inline uint32_t
 pw_frame_locals(const struct pw_frame *f)
 {
-    return (uint32_t)(f->locals >> 32) == f->serial ? (uint32_t)f->locals : 0;
+    return (uint32_t)f->locals;
 }
 
 static inline void
 pw_frame_set_locals(struct pw_frame *f, uint32_t word)
 {
-    f->locals = (uint64_t)f->serial << 32 | word;
+    f->locals = word;
 }
 
 /* pw_refs_local_made, inlined into the wrappers for the common case:
@@ -85,8 +87,8 @@ pw_refs_local_made_fast(struct pw_thread *t, uint32_t slot, void *ret)
             uint32_t word = pw_frame_locals(f);
             uint32_t count = (word & PW_LOCALS_COUNT_MASK) + 1;
             if (PW_LIKELY(count <= pw_refs_local_limit &&
-                          count <=
-                              atomic_load_explicit(&pw_site_get(e->at.site)->ref.peak, memory_order_relaxed))) {
+                          count <= atomic_load_explicit(&pw_site_get_interned(e->at.site)->ref.peak,
+                                                        memory_order_relaxed))) {
                 t->sites.sample_countdown[PW_KIND_LOCAL_REF]--;
                 pw_count_add(&e->at.counts->acquired, 1);
                 pw_frame_set_locals(f, (word & PW_LOCALS_OVER) | count);

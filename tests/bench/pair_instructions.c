@@ -324,6 +324,7 @@ jna_calls(JNIEnv *env, struct pw_thread *t, jobjectArray args, long n)
             /* The entry thunk's push (native_entry_<arch>.S). */
             t->frames[0].serial = ++t->serial;
             t->frames[0].live = 0;
+            pw_frame_set_locals(&t->frames[0], 0);
         }
         jobject dst = (*env)->GetObjectArrayElement(env, args, 0);
         jobject src = (*env)->GetObjectArrayElement(env, args, 1);
@@ -460,6 +461,7 @@ main(int argc, char **argv)
         t->frames[0].method = &method;
         t->frames[0].serial = 1;
         t->frames[0].live = 0;
+        pw_frame_set_locals(&t->frames[0], 0);
         t->depth = 1;
     }
     JNIEnv *env = &table;
