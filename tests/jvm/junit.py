@@ -26,7 +26,8 @@ every other growing row is counted as the JDK's own; in the JSON the
 global's site is its native method with "tail_call": true, and "jdk": true
 marks exactly the live sites under java.home/lib.
 CASE maven-noagent: the same run without the agent in argLine fails every
-checked test with the API's message naming -agentpath.
+checked test with the extension's message: it could not load the agent
+itself (no pinwatch-agent), what to do.
 CASE maven-parallel: under JUnit's parallel execution, two overlapping
 checked tests are both refused with the extension's message.
 Exit status 0 pass, 1 fail, 77 skip (JDK or mvn missing).
@@ -52,7 +53,12 @@ CONCURRENT = ('pinwatch cannot tell which of two tests running at once leaked a 
               'or set junit.jupiter.execution.parallel.enabled=false')
 
 
-NOT_LOADED = 'pinwatch is not loaded in this JVM: start java with -agentpath:/path/to/libpinwatch.so'
+# Without the agent, and without pinwatch-agent on the class path (these jars are Meson's), the
+# extension cannot load it itself (SelfLoad).
+NOT_LOADED = ('pinwatch is not loaded in this JVM and the JUnit extension could not load it: '
+              'io.pinwatch.agent.AgentLibrary is not on the class path (the artifact io.pinwatch:pinwatch-agent). '
+              'Load it with pinwatch-maven-plugin\'s prepare-agent, -javaagent:pinwatch-agent.jar or '
+              '-agentpath:/path/to/libpinwatch.so, or set pinwatch.junit.notLoaded=skip to run the tests unchecked')
 
 
 class Failure(Exception):
