@@ -12,6 +12,11 @@
 # build-arm64 (x64 native, arm64 cross; both configured with -Dself_contained=true by their
 # machine files).  --check-reproducible then builds both again from nothing in
 # CACHE/again-ARCH and fails unless the second archives are byte-identical to the first.
+# Then the Maven artifacts (agent/java/build_maven.py), pinwatch-agent carrying both archives'
+# agents, are deployed into OUT/maven-central, the file repository laid out as Maven Central is
+# (the local repository Maven works in: PINWATCH_MAVEN_REPO, default CACHE/m2; nothing is
+# installed there); --check-reproducible deploys them again from the second archives and
+# compares every jar and pom.
 # Prints "[release] ..." lines with the time each part took.
 set -euo pipefail
 
@@ -65,10 +70,37 @@ archive() {
 	log "$arch archive from $dir in $(($(date +%s) - t0)) s"
 }
 
+# ARCHIVES DEST WORK: the Maven artifacts, pinwatch-agent carrying the agents of both archives in
+# ARCHIVES (the very bytes the archives hold, stripped as they are), deployed into DEST.
+maven_repo=$(realpath -m "${PINWATCH_MAVEN_REPO:-$cache/m2}")
+maven() {
+	local from=$1 dest=$2 work=$3 t0 arch platform natives=()
+	t0=$(date +%s)
+	rm -rf "$work/natives-in"
+	for arch in x64 arm64; do
+		platform=linux-x86_64
+		[ "$arch" = arm64 ] && platform=linux-aarch64
+		mkdir -p "$work/natives-in/$platform"
+		tar -xzf "$from/pinwatch-$version-linux-$arch.tar.gz" -O \
+			"pinwatch-$version-linux-$arch/lib/libpinwatch.so" >"$work/natives-in/$platform/libpinwatch.so"
+		natives+=(--native "$platform=$work/natives-in/$platform/libpinwatch.so")
+	done
+	python3 agent/java/build_maven.py --mvn mvn --pom agent/java/pom.xml --version "$version" \
+		"${natives[@]}" --build-dir "$work/maven" --central "$dest" --local-repo "$maven_repo" --no-install
+	log "Maven artifacts (agents for linux-x86_64 and linux-aarch64) in $dest in $(($(date +%s) - t0)) s"
+}
+
 for arch in x64 arm64; do
 	bash .ci/release-deps.sh "$arch" "$cache"
 	archive "$arch" "$cache/build-$arch" "$out"
 done
+have_mvn=false
+if command -v mvn >/dev/null; then
+	have_mvn=true
+	maven "$out" "$out/maven-central" "$cache"
+else
+	log "no mvn: no Maven artifacts in $out/maven-central"
+fi
 
 if $check; then
 	rc=0
@@ -84,5 +116,18 @@ if $check; then
 			rc=1
 		fi
 	done
+	if $have_mvn; then
+		maven "$cache/again-out" "$cache/again-out/maven-central" "$cache/again"
+		# maven-metadata.xml carries the deploy's time: the jars and poms are what must not differ.
+		differ=$(cd "$out/maven-central" && find . -name '*.jar' -o -name '*.pom' | sort | while read -r f; do
+			cmp -s "$f" "$cache/again-out/maven-central/$f" || echo "$f"
+		done)
+		if [ -z "$differ" ]; then
+			log "reproducible: every jar and pom of $out/maven-central is byte-identical from two builds"
+		else
+			log "NOT reproducible: these Maven artifacts differ between two builds:" $differ
+			rc=1
+		fi
+	fi
 	exit $rc
 fi
