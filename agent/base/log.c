@@ -4,6 +4,7 @@
 #include "base/io.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -39,6 +40,41 @@ pw_log_open(const char *where, char *err, size_t errlen)
     return true;
 }
 
+/* pw_log_capture's buffer, its thread and whether a line was taken: set
+ * and read only by that thread (an error line of another thread compares
+ * the owner first, under the lock, so it never writes there). */
+static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *capture_buf;
+static size_t capture_size;
+static pthread_t capture_thread;
+static atomic_bool capturing;
+
+void
+pw_log_capture(char *buf, size_t size)
+{
+    pthread_mutex_lock(&capture_lock);
+    capture_buf = size > 0 ? buf : NULL;
+    capture_size = size;
+    capture_thread = pthread_self();
+    if (capture_buf != NULL)
+        capture_buf[0] = '\0';
+    atomic_store(&capturing, capture_buf != NULL);
+    pthread_mutex_unlock(&capture_lock);
+}
+
+/* Only while a capture is on (one JNI_OnLoad at a time, at start) does an
+ * error line take the lock; otherwise it costs one load. */
+static void
+capture(const char *text)
+{
+    if (!atomic_load_explicit(&capturing, memory_order_relaxed))
+        return;
+    pthread_mutex_lock(&capture_lock);
+    if (capture_buf != NULL && capture_buf[0] == '\0' && pthread_equal(capture_thread, pthread_self()))
+        snprintf(capture_buf, capture_size, "%s", text);
+    pthread_mutex_unlock(&capture_lock);
+}
+
 /* The line is formatted first and written with one write(2): lines from
  * several threads (and the JVM's own output) then never interleave; O_APPEND
  * keeps them whole in a log file that several JVMs share. */
@@ -54,6 +90,10 @@ static void __attribute__((format(printf, 2, 0))) log_line(const char *level, co
     size_t len = (size_t)n + (size_t)m;
     if (len > sizeof(line) - 2)
         len = sizeof(line) - 2;
+    if (strcmp(level, "ERROR ") == 0) {
+        line[len] = '\0';
+        capture(line + n);
+    }
     line[len++] = '\n';
     int fd = atomic_load_explicit(&log_fd, memory_order_relaxed);
     if (fd < 0)

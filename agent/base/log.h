@@ -16,6 +16,12 @@ PW_HIDDEN void pw_log_error(const char *fmt, ...) __attribute__((format(printf, 
 PW_HIDDEN void pw_log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 PW_HIDDEN void pw_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* While buf is not NULL, the first ERROR line the calling thread logs
+ * after this call is also copied into buf (without the "[pinwatch] ERROR "
+ * prefix, even under log=none): a start from JNI_OnLoad hands it back to
+ * Java as pinwatch.status.  pw_log_capture(NULL, 0) ends it.  One capture
+ * at a time; other threads' lines are never taken. */
+PW_HIDDEN void pw_log_capture(char *buf, size_t size);
 /* Reports a failed JVMTI call by the name the JVM gives its error. */
 PW_HIDDEN void pw_log_jvmti_error(jvmtiEnv *jvmti, jvmtiError err, const char *what);
 

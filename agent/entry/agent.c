@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Entry points: parse the options, get a JVMTI environment, ask for the
  * NativeMethodBind events, and swap the JNI table in as soon as the JVM
- * allows it (VMStart at launch, at once when attached). */
+ * allows it (VMStart at launch, at once when attached).  Three ways in:
+ * -agentpath (Agent_OnLoad), a dynamic attach (Agent_OnAttach) and
+ * System.load (JNI_OnLoad, which starts through the attach path). */
 #include "tracking/backtrace.h"
 #include "base/clock.h"
 #include "tracking/events.h"
@@ -9,6 +11,7 @@
 #include "report/java_api.h"
 #include "report/jfr.h"
 #include "intercept/jni_hooks.h"
+#include "jvm/jni_table.h"
 #include "base/log.h"
 #include "report/metrics_server.h"
 #include "state/methods.h"
@@ -26,8 +29,11 @@
 #include "tracking/requests.h"
 #include "tracking/returns.h"
 
+#include <dlfcn.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -37,6 +43,141 @@ static JavaVM *java_vm;
 static struct pw_options options;
 static atomic_bool running;
 static int exit_status_override;
+
+/* System properties that tell Java code (AgentLibrary, the JUnit
+ * extension) about the agent: the running library's path, set by every
+ * start; the options JNI_OnLoad starts with; how JNI_OnLoad went. */
+#define PROP_AGENT "pinwatch.agent"
+#define PROP_OPTIONS "pinwatch.options"
+#define PROP_STATUS "pinwatch.status"
+/* pinwatch.agent waits for VMInit: JVMTI's SetSystemProperty, the one way
+ * in the OnLoad phase, only changes properties the JVM already has. */
+static bool agent_property_pending;
+
+/* The absolute path of this library as the JVM loaded it (an -agentpath
+ * or System.load path is absolute already); "" when the loader cannot
+ * say.  A static function's address: never a copy's through the GOT. */
+static const char *
+library_path(void)
+{
+    static char path[PATH_MAX];
+    if (path[0] != '\0')
+        return path;
+    Dl_info info;
+    if (dladdr((void *)library_path, &info) == 0 || info.dli_fname == NULL)
+        return "";
+    if (info.dli_fname[0] == '/')
+        snprintf(path, sizeof(path), "%s", info.dli_fname);
+    else if (realpath(info.dli_fname, path) == NULL)
+        path[0] = '\0';
+    return path;
+}
+
+/* The JNI table for the agent's own calls: the JVM's, saved before the
+ * wrappers when this library has installed them, else the env's (the JVM's
+ * own before any pinwatch starts; another copy's wrappers after, whose
+ * books the few balanced locals below leave as they were). */
+static const struct JNINativeInterface_ *
+own_table(JNIEnv *env)
+{
+    return pw_jni.FindClass != NULL ? &pw_jni : *env;
+}
+
+/* java.lang.System's static method name(sig), with its class in *system;
+ * NULL (exception cleared) if the JVM refuses. */
+static jmethodID
+system_method(JNIEnv *env, const struct JNINativeInterface_ *f, jclass *system, const char *name, const char *sig)
+{
+    *system = f->FindClass(env, "java/lang/System");
+    if (*system == NULL || f->ExceptionCheck(env)) {
+        f->ExceptionClear(env);
+        *system = NULL;
+        return NULL;
+    }
+    jmethodID m = f->GetStaticMethodID(env, *system, name, sig);
+    if (m == NULL || f->ExceptionCheck(env)) {
+        f->ExceptionClear(env);
+        return NULL;
+    }
+    return m;
+}
+
+/* System.getProperty(key) into buf; false when unset, too long or not
+ * readable.  GetStringUTFRegion copies without a pin, so another copy's
+ * wrappers count nothing here. */
+static bool
+property_get(JNIEnv *env, const char *key, char *buf, size_t size)
+{
+    const struct JNINativeInterface_ *f = own_table(env);
+    jclass system;
+    jmethodID get = system_method(env, f, &system, "getProperty", "(Ljava/lang/String;)Ljava/lang/String;");
+    bool ok = false;
+    jstring k = get != NULL ? f->NewStringUTF(env, key) : NULL;
+    if (k != NULL && !f->ExceptionCheck(env)) {
+        jstring v = (jstring)f->CallStaticObjectMethod(env, system, get, k);
+        if (v != NULL && !f->ExceptionCheck(env)) {
+            jsize len = f->GetStringUTFLength(env, v);
+            if (len >= 0 && (size_t)len < size) {
+                f->GetStringUTFRegion(env, v, 0, f->GetStringLength(env, v), buf);
+                buf[len] = '\0';
+                ok = !f->ExceptionCheck(env);
+            }
+        }
+        if (v != NULL)
+            f->DeleteLocalRef(env, v);
+    }
+    f->ExceptionClear(env);
+    if (k != NULL)
+        f->DeleteLocalRef(env, k);
+    if (system != NULL)
+        f->DeleteLocalRef(env, system);
+    return ok;
+}
+
+/* System.setProperty(key, value), in the live phase; false if it threw. */
+static bool
+property_set(JNIEnv *env, const char *key, const char *value)
+{
+    const struct JNINativeInterface_ *f = own_table(env);
+    jclass system;
+    jmethodID set =
+        system_method(env, f, &system, "setProperty", "(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;");
+    bool ok = false;
+    jstring k = set != NULL ? f->NewStringUTF(env, key) : NULL;
+    jstring v = k != NULL && !f->ExceptionCheck(env) ? f->NewStringUTF(env, value) : NULL;
+    if (v != NULL && !f->ExceptionCheck(env)) {
+        jobject old = f->CallStaticObjectMethod(env, system, set, k, v);
+        ok = !f->ExceptionCheck(env);
+        if (old != NULL)
+            f->DeleteLocalRef(env, old);
+    }
+    f->ExceptionClear(env);
+    if (v != NULL)
+        f->DeleteLocalRef(env, v);
+    if (k != NULL)
+        f->DeleteLocalRef(env, k);
+    if (system != NULL)
+        f->DeleteLocalRef(env, system);
+    return ok;
+}
+
+/* pinwatch.agent, once the agent runs: at once in the live phase, through
+ * the JVM's own table (the wrappers are in by then and must not count it);
+ * in the OnLoad phase by JVMTI if the JVM takes it, else at VMInit. */
+static void
+publish_agent(jvmtiEnv *env, JNIEnv *jni)
+{
+    const char *path = library_path();
+    if (jni == NULL) {
+        agent_property_pending = (*env)->SetSystemProperty(env, PROP_AGENT, path) != JVMTI_ERROR_NONE;
+        return;
+    }
+    agent_property_pending = false;
+    if (!property_set(jni, PROP_AGENT, path))
+        pw_log_warn(
+            "System.setProperty(\"%s\") failed: a later System.load of pinwatch would start a second agent",
+            PROP_AGENT);
+}
 
 /* exitcode=: the JVM has finished its own exit work (the launcher's or
  * System.exit's call to exit() runs this late, as it was registered early);
@@ -63,6 +204,8 @@ static void JNICALL
 on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
 {
     pw_methods_name_all(env);
+    if (agent_property_pending)
+        publish_agent(env, jni);
     pw_jfr_start(env, jni);
 }
 
@@ -358,12 +501,17 @@ start(JavaVM *vm, const char *text, bool attached)
     start_modules(env, attached);
     if (!enable_events(env, attached))
         goto failed;
+    JNIEnv *jni = NULL;
     if (attached) {
         if (!pw_jni_hooks_install(env, vm))
             goto failed;
         bind_loaded(vm, env);
+        if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) != JNI_OK)
+            jni = NULL;
     }
     start_threads(vm, attached);
+    if (!attached || jni != NULL)
+        publish_agent(env, jni);
     return PINWATCH_OK;
 
 failed:
@@ -385,6 +533,49 @@ JNIEXPORT jint JNICALL
 Agent_OnAttach(JavaVM *vm, char *options_text, void *reserved)
 {
     return start(vm, options_text, true);
+}
+
+/* System.load of this library: pinwatch starts from here, through the
+ * attach path, with the options in the system property pinwatch.options,
+ * unless a pinwatch runs already (pinwatch.agent set: this library loaded
+ * by -agentpath or attach, or another copy of it).  pinwatch.status says
+ * how it went.  The thread is inside the JDK's native that loads libraries
+ * (NativeLibraries.load, NativeLibrary.load0 on JDK 11), bound before the
+ * wrappers: its JNI calls after this return are counted as any invocation
+ * running at an attach is (tracking/late_frame.c), none of ours are (the
+ * saved table), and the methods bound before are bound again to thunks.
+ * Always JNI_VERSION_1_8: a refusal would surface as an
+ * UnsatisfiedLinkError that names no cause. */
+JNIEXPORT jint JNICALL
+JNI_OnLoad(JavaVM *vm, void *reserved)
+{
+    (void)reserved;
+    JNIEnv *env = NULL;
+    if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_8) != JNI_OK || env == NULL)
+        return JNI_VERSION_1_8;
+    char running_path[PATH_MAX];
+    char status[PATH_MAX + 16];
+    if (property_get(env, PROP_AGENT, running_path, sizeof(running_path))) {
+        snprintf(status, sizeof(status), "running %s", running_path);
+        (void)property_set(env, PROP_STATUS, status);
+        return JNI_VERSION_1_8;
+    }
+    char text[8192];
+    bool given = property_get(env, PROP_OPTIONS, text, sizeof(text));
+    char failure[1024];
+    pw_log_capture(failure, sizeof(failure));
+    jint rc = start(vm, given ? text : NULL, true);
+    pw_log_capture(NULL, 0);
+    if (rc == PINWATCH_OK)
+        snprintf(status, sizeof(status), "started");
+    else if (rc == PINWATCH_HELP_SHOWN)
+        snprintf(status, sizeof(status), "failed: help shown, pinwatch not started");
+    else if (failure[0] != '\0')
+        snprintf(status, sizeof(status), "failed: %s", failure);
+    else
+        snprintf(status, sizeof(status), "failed: pinwatch did not start (status %d)", (int)rc);
+    (void)property_set(env, PROP_STATUS, status);
+    return JNI_VERSION_1_8;
 }
 
 JNIEXPORT void JNICALL

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""The agent exports exactly the three JVMTI entry points and nothing else
+"""The agent exports exactly the three JVMTI entry points and JNI_OnLoad (System.load), nothing else
 (hidden visibility must cover everything else, or agent symbols could bind
 to, or be bound by, symbols of the JVM and of other JNI libraries)."""
 
@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import sys
 
-EXPECTED = {'Agent_OnLoad', 'Agent_OnAttach', 'Agent_OnUnload'}
+EXPECTED = {'Agent_OnLoad', 'Agent_OnAttach', 'Agent_OnUnload', 'JNI_OnLoad'}
 
 
 def main():
