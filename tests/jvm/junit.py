@@ -6,7 +6,7 @@ build's stand-in for Maven Central (tests/jvm/meson.build's junit block).
 
     junit.py CASE --jdk-name jdk17 --jdk-home DIR --central BUILD/maven-central
              --repo BUILD-m2 --native-dir BUILD/examples --project examples/junit
-             --version 0.1.0
+             --version 0.1.0 --readme README.md
 
 Maven runs as a user's would, on the JDK under test: a settings file adds
 --central as a repository and plugin repository (Maven Central's role), and
@@ -45,6 +45,12 @@ CASE maven-noagent: no plugin, and an extraction directory the agent refuses
 saying why and naming pinwatch.junit.notLoaded=skip.
 CASE maven-skip: the same with -Dpinwatch.junit.notLoaded=skip: every test
 runs and passes, unchecked, and one line says so.
+CASE maven-readme: a new project whose pom is README's two fragments as
+printed ("With Maven": the plugin block, then the dependency alone), with
+examples/junit's sources and its library in native/: ChecksumTest fails
+exactly its two leaks with the exact tables either way, the agent comes from
+the plugin, then from the extension, and `mvn verify` (test failures
+ignored) runs check, which fails the plugin route on the 2 leaked pins.
 CASE maven-parallel: under JUnit's parallel execution, two overlapping
 checked tests are both refused with the extension's message.
 Exit status 0 pass, 1 fail, 77 skip (JDK or mvn missing).
@@ -373,16 +379,81 @@ def check_not_loaded_console(log, jdk_home):
         expect(not access, 'a native-access line on JDK %d: %s', jdk_feature(jdk_home), access)
 
 
+POM_HEAD = """<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>org.example</groupId>
+  <artifactId>new-project</artifactId>
+  <version>1.0</version>
+"""
+
+
+def readme_fragments(readme):
+    """README's two pom fragments of "With Maven": the plugin route's whole, and the
+    dependency route's <build> (it takes the first one's properties and dependencies)."""
+    with open(readme, encoding='utf-8') as f:
+        text = f.read()
+    section = text[text.index('### With Maven\n'):]
+    section = section[:section.index('\n### ', 1)]
+    blocks = re.findall(r'```xml\n(.*?)```', section, re.S)
+    expect(len(blocks) == 2, 'README\'s "With Maven" has %d XML blocks, not 2', len(blocks))
+    return blocks
+
+
+def check_checksum_only(a, project, log):
+    """ChecksumTest alone: its two leaks fail with their exact tables, the two others pass."""
+    expect('Tests run: 4, Failures: 2, Errors: 0, Skipped: 0' in log,
+           'Surefire\'s summary is not "Tests run: 4, Failures: 2, Errors: 0, Skipped: 0"')
+    got = results(project, 'ChecksumTest')
+    line = get_line(os.path.join(a.project, 'src/main/c/checksum.c'), 'Checksum_sumLeaky', 'GetLongArrayElements')
+    expect(got['fixedSum'] is None and got['backgroundCallStillHolding'] is None, 'ChecksumTest: %s', got)
+    for test, nbytes in (('leakySum', 16 * 8), ('leakyOnAnotherThread', 3 * 8)):
+        expect(got[test] is not None and leak_message('ChecksumTest.' + test, 1, nbytes, line).match(got[test]),
+               '%s: not pinwatch\'s table of 1 leaked pin, %d bytes:\n%s', test, nbytes, got[test])
+
+
+def check_readme(a, env, tmp, extract):
+    """The README's fragments pasted into a new project, each route in turn."""
+    plugin, dependency = readme_fragments(a.readme)
+    deps = plugin[:plugin.index('<build>')]
+    log = ''
+    for route, body in (('plugin', plugin), ('dependency', deps + dependency)):
+        project = os.path.join(tmp, 'new-' + route)
+        shutil.copytree(os.path.join(a.project, 'src'), os.path.join(project, 'src'))
+        os.symlink(os.path.abspath(a.native_dir), os.path.join(project, 'native'))
+        with open(os.path.join(project, 'pom.xml'), 'w', encoding='utf-8') as f:
+            f.write(POM_HEAD + body + '</project>\n')
+        # Past the failed tests to verify, where the plugin route's check runs.
+        rc, log = mvn(a, env, project, 'verify', extract, '-Dtest=ChecksumTest', '-Dmaven.test.failure.ignore=true')
+        check_checksum_only(a, project, log)
+        loaded = LOADED_LINE.findall(log)
+        if route == 'plugin':
+            expect('pinwatch-maven-plugin:%s:prepare-agent' % a.version in log and not loaded,
+                   'plugin route: the agent did not come from prepare-agent (extension loaded: %s)', loaded)
+            reports = glob.glob(os.path.join(project, 'target', 'pinwatch', 'pinwatch-*.json'))
+            expect(len(reports) == 1, 'plugin route: expected one report in target/pinwatch, found %s', reports)
+            check = ('pinwatch: 2 leaked JNI pins (maxLeakedPins 0) at the exit of the tests\' JVMs, '
+                     'in 1 native method:')
+            expect(rc != 0 and check in log, 'plugin route: check did not fail the build with %r (exit %d)', check, rc)
+        else:
+            expect(rc == 0, 'dependency route: mvn verify exited %d, with test failures ignored', rc)
+            expect(len(loaded) == 1, 'dependency route: the extension\'s "loaded" line %d times', len(loaded))
+        print('README\'s %s route: ChecksumTest fails its 2 leaks with their tables' % route)
+    return log
+
+
 # The cases (group `junit` of tests/jvm/cases.py --list), each a branch of main():
 # meson's timeout in seconds, and one at a time (they share BUILD_DIR-m2).
 CASES = {case: Case(None, 900, serial=True)
-         for case in ('maven', 'maven-selfload', 'maven-parallel', 'maven-noagent', 'maven-skip', 'maven-reports')}
+         for case in ('maven', 'maven-selfload', 'maven-parallel', 'maven-noagent', 'maven-skip', 'maven-reports',
+                      'maven-readme')}
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument('case', choices=sorted(CASES))
-    for opt in ('--jdk-name', '--jdk-home', '--central', '--native-dir', '--project', '--repo', '--version'):
+    for opt in ('--jdk-name', '--jdk-home', '--central', '--native-dir', '--project', '--repo', '--version',
+                '--readme'):
         p.add_argument(opt, required=True)
     a = p.parse_args()
     if not os.access(os.path.join(a.jdk_home, 'bin', 'java'), os.X_OK):
@@ -438,6 +509,8 @@ def main():
                 text = f.read()
             expect('(reason: exit' in text, 'no exit report in %s', files[0])
             print('self-loaded %s; exit report in %s' % (lib, os.path.relpath(files[0], project)))
+        elif a.case == 'maven-readme':
+            log = check_readme(a, env, tmp, extract)
         elif a.case == 'maven-reports':
             without_plugin(project)
             log = check_reports(a, env, project)
