@@ -155,7 +155,8 @@ public final class CheckMojo extends AbstractMojo {
                         + "forks:\n    <argLine>@{").append(propertyName).append("} -Xmx1g</argLine>\n"
                         + "or give your flags to the property instead (prepare-agent keeps them after the agent):\n"
                         + "    <properties><").append(propertyName).append(">-Xmx1g</").append(propertyName)
-                .append("></properties>");
+                .append("></properties>\n"
+                        + "(Tests that Surefire runs in Maven's own JVM, with forkCount 0, never get the agent.)");
         return b.toString();
     }
 }
