@@ -40,7 +40,8 @@ import java.util.Set;
  * HASH being the first 16 hex digits of the library's SHA-256, so that a
  * rebuilt agent of the same version lands in a directory of its own and the
  * file a running JVM has mapped (and its reports symbolise) is never replaced
- * or deleted.  No other local user can make pinwatch load their code: both
+ * or deleted.  The jar's pinwatch-api.jar goes beside the library, where the
+ * agent looks for its Flight Recorder classes.  No other local user can make pinwatch load their code: both
  * directories must be this user's and not writable by group or others, and
  * the file is hashed just before its path is returned; a file that does not
  * match is replaced, never loaded.
@@ -48,11 +49,13 @@ import java.util.Set;
 public final class AgentLibrary {
     private static final String RESOURCES = "/io/pinwatch/agent/";
     private static final String LIBRARY = "libpinwatch.so";
+    private static final String API_JAR = "pinwatch-api.jar";
     private static final List<String> PLATFORMS = Collections.unmodifiableList(
             java.util.Arrays.asList("linux-x86_64", "linux-aarch64"));
     private static final String EXTRACT_DIR = "pinwatch.extract.dir";
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rwx------");
     private static final Set<PosixFilePermission> OWNER_READ_EXEC = PosixFilePermissions.fromString("r-x------");
+    private static final Set<PosixFilePermission> OWNER_READ = PosixFilePermissions.fromString("r--------");
 
     private AgentLibrary() {
     }
@@ -154,6 +157,7 @@ public final class AgentLibrary {
      * a temporary name in its directory and renamed, never deleted; its SHA-256
      * is checked against the jar's just before the path is returned, and a
      * file that does not match (planted, damaged, half-written) is replaced.
+     * The jar's {@code pinwatch-api.jar} is placed beside it the same way.
      *
      * @param base the directory to extract under, such as {@link #defaultDirectory()}
      * @return the library's absolute path, its content the jar's
@@ -183,12 +187,12 @@ public final class AgentLibrary {
                 // This JVM holds it already (another class loader's copy of this class).
             }
             try {
-                if (!expected.equals(hashOf(lib))) {
-                    write(resource, expected, versioned, lib);
-                    String got = hashOf(lib);
-                    if (!expected.equals(got)) {
-                        throw new IOException(lib + " has SHA-256 " + got + " after extraction, not the jar's "
-                                + expected + ": something else writes into " + versioned);
+                place(resource, expected, lib, OWNER_READ_EXEC);
+                // The agent's Flight Recorder thread runs io.pinwatch.jfr.Recorder from the
+                // pinwatch-api.jar beside it (on the class path it appends to): checked the same way.
+                try (InputStream in = AgentLibrary.class.getResourceAsStream(RESOURCES + API_JAR + ".sha256")) {
+                    if (in != null) {
+                        place(RESOURCES + API_JAR, hashIn(in, RESOURCES + API_JAR), versioned.resolve(API_JAR), OWNER_READ);
                     }
                 }
             } finally {
@@ -354,13 +358,18 @@ public final class AgentLibrary {
                 throw new IOException("this pinwatch-agent jar has no agent for " + platform
                         + " (it has: " + (platforms().isEmpty() ? "none" : String.join(", ", platforms())) + ")");
             }
-            String text = new String(in.readAllBytes(), StandardCharsets.US_ASCII).trim();
-            String hash = text.split("\\s+")[0].toLowerCase(java.util.Locale.ROOT);
-            if (!hash.matches("[0-9a-f]{64}")) {
-                throw new IOException(resource + ".sha256 in the pinwatch-agent jar is not a SHA-256: '" + oneLine(text) + "'");
-            }
-            return hash;
+            return hashIn(in, resource);
         }
+    }
+
+    /** The hash a .sha256 resource holds (Ant's checksum format: the hex digits, a newline). */
+    private static String hashIn(InputStream in, String resource) throws IOException {
+        String text = new String(in.readAllBytes(), StandardCharsets.US_ASCII).trim();
+        String hash = text.split("\\s+")[0].toLowerCase(java.util.Locale.ROOT);
+        if (!hash.matches("[0-9a-f]{64}")) {
+            throw new IOException(resource + ".sha256 in the pinwatch-agent jar is not a SHA-256: '" + oneLine(text) + "'");
+        }
+        return hash;
     }
 
     /**
@@ -428,9 +437,24 @@ public final class AgentLibrary {
         return -1;
     }
 
-    /** The resource written to a temporary file in {@code dir} and renamed to {@code lib}. */
-    private static void write(String resource, String expected, Path dir, Path lib) throws IOException {
-        Path tmp = Files.createTempFile(dir, LIBRARY + ".", ".tmp", PosixFilePermissions.asFileAttribute(OWNER_ONLY));
+    /** {@code target} made the resource's bytes unless it has them already; its hash checked after. */
+    private static void place(String resource, String expected, Path target, Set<PosixFilePermission> mode)
+            throws IOException {
+        if (!expected.equals(hashOf(target))) {
+            write(resource, expected, target, mode);
+            String got = hashOf(target);
+            if (!expected.equals(got)) {
+                throw new IOException(target + " has SHA-256 " + got + " after extraction, not the jar's "
+                        + expected + ": something else writes into " + target.getParent());
+            }
+        }
+    }
+
+    /** The resource written to a temporary file beside {@code target} and renamed to it. */
+    private static void write(String resource, String expected, Path target, Set<PosixFilePermission> mode)
+            throws IOException {
+        Path tmp = Files.createTempFile(target.getParent(), target.getFileName() + ".", ".tmp",
+                PosixFilePermissions.asFileAttribute(OWNER_ONLY));
         try {
             MessageDigest md = sha256();
             try (InputStream in = AgentLibrary.class.getResourceAsStream(resource);
@@ -454,10 +478,10 @@ public final class AgentLibrary {
                 throw new IOException("the pinwatch-agent jar's " + resource + " has SHA-256 " + got
                         + ", not the " + expected + " written beside it: a damaged jar");
             }
-            Files.setPosixFilePermissions(tmp, OWNER_READ_EXEC);
+            Files.setPosixFilePermissions(tmp, mode);
             // rename(2): replaces whatever had the name (a foreign or damaged
             // file, a link), and a JVM that mapped that file keeps its mapping.
-            Files.move(tmp, lib, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } finally {
             Files.deleteIfExists(tmp);
         }
