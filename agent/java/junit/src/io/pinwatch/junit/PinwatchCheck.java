@@ -16,8 +16,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * table of what leaked. A test method's annotation replaces its class's; a
  * {@code @Nested} class without one uses its enclosing class's.
  *
- * <p>Registers {@link PinwatchExtension}; the JVM must run with
- * {@code -agentpath:/path/to/libpinwatch.so}.
+ * <p>Registers {@link PinwatchExtension}, which loads the agent itself when
+ * the JVM was started without it (see there).
  */
 @Documented
 @Inherited

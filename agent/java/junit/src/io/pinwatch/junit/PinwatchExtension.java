@@ -56,6 +56,30 @@ import org.junit.jupiter.api.extension.ReflectiveInvocationContext;
  * ({@code junit.jupiter.extensions.autodetection.enabled=true}); without an
  * annotation it checks pins with no limit and no ignored methods.
  *
+ * <p><b>Loading the agent.</b> In a JVM started without pinwatch (no
+ * {@code -agentpath}, {@code -javaagent} or pinwatch-maven-plugin: a run
+ * from an IDE, a build with only the {@code pinwatch-junit} dependency), the
+ * first extension created loads the agent itself, once, from
+ * {@code io.pinwatch:pinwatch-agent} on the class path
+ * ({@code AgentLibrary.load}), and prints one line on stderr saying so: pins
+ * and references taken before that moment are not counted. Its options
+ * are the system property {@code pinwatch.options} (as after
+ * {@code -agentpath:…=}) when set; otherwise its reports go to
+ * {@code target/pinwatch/junit-PID.txt} when the working directory has a
+ * {@code target} directory (Maven), to {@code build/pinwatch/junit-PID.txt}
+ * when it has a {@code build.gradle} or {@code build.gradle.kts}, and to
+ * stderr (the agent's default) elsewhere, so that a build's console does
+ * not get each forked JVM's exit report. On JDK 24 and later the JDK warns
+ * about the native access; pinwatch-agent's line beside it says to add
+ * {@code --enable-native-access=ALL-UNNAMED} to the JVM's options.
+ *
+ * <p>When the agent is not loaded and cannot be loaded (no pinwatch-agent on
+ * the class path, an extraction directory it cannot use), each checked test
+ * fails with an {@link ExtensionConfigurationException} saying why and what
+ * to do; with the JUnit configuration parameter or system property
+ * {@code pinwatch.junit.notLoaded=skip} the tests run unchecked instead, and
+ * one line on stderr says so.
+ *
  * <p>Tests checked by this extension must not run concurrently: a snapshot
  * cannot tell which of two concurrent tests took a pin. Under JUnit's
  * parallel execution, a checked test that starts while another is running
@@ -69,8 +93,12 @@ public final class PinwatchExtension implements BeforeEachCallback, AfterEachCal
     private static final AtomicInteger RUNNING = new AtomicInteger();
     private static final AtomicLong OVERLAPS = new AtomicLong();
 
-    /** The extension; JUnit creates it. */
+    /**
+     * The extension; JUnit creates it. The first one in a JVM loads the agent
+     * when it is not loaded (the class comment).
+     */
     public PinwatchExtension() {
+        SelfLoad.ensure();
     }
 
     private static final class Started {
@@ -92,6 +120,19 @@ public final class PinwatchExtension implements BeforeEachCallback, AfterEachCal
         ExtensionContext.Store store = context.getStore(NAMESPACE);
         if (store.get(Started.class) != null) {
             return; // registered twice (annotation and auto-detection): check once
+        }
+        String notLoaded = SelfLoad.ensure();
+        if (notLoaded != null) {
+            String mode = context.getConfigurationParameter(SelfLoad.NOT_LOADED).orElse("fail");
+            if (mode.equals("skip")) {
+                SelfLoad.sayUnchecked(notLoaded);
+                return;
+            }
+            if (!mode.equals("fail")) {
+                throw new ExtensionConfigurationException(SelfLoad.NOT_LOADED + "=" + mode
+                        + ": expected skip or fail (the default)");
+            }
+            throw new ExtensionConfigurationException(SelfLoad.failure(notLoaded));
         }
         // Read before this test counts as running: a test that starts from
         // here on changes it, and this test's afterEach then sees that.
