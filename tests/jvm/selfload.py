@@ -12,16 +12,20 @@ Cases (fixture tests/fixtures/pinwatch/fixtures/SelfLoad.java, pwselfload.c):
   selfload-copy     -agentpath and System.load of a copy: the copy starts nothing
   selfload-bad      a bad key in pinwatch.options: the JVM runs on, "failed: ..." names it,
                     nothing is intercepted
+  selfload-attached an agent attached (jcmd) publishes pinwatch.agent; System.load then
+                    starts nothing
 
 Exit status: 0 pass, 1 fail, 77 skip (JDK absent).
 """
 
 import os
+import re
 import shutil
 import sys
 
 import harness
-from harness import Context, case_parser, expect, expect_row, load_report, tail
+from common import ATTACH_FLAGS, _agent_load, _expect_loaded
+from harness import Context, Session, case_parser, expect, expect_row, load_report, tail
 
 # Pins leaked by SelfLoad.leak before the load, and by leak and late each after it.
 BEFORE, AFTER = 5, 9
@@ -42,6 +46,15 @@ def _run(ctx, library, jvm_args=(), agent_options=None, with_agent=False):
                        agent_options=agent_options, with_agent=with_agent)
     expect(run.stdout.splitlines()[-1:] == ['DONE'], 'the fixture did not finish: %s', tail(run.stdout, 5))
     return run
+
+
+def _jni_warnings(run):
+    """-Xcheck:jni's warnings (and fatal errors) in a run, numbers masked."""
+    found = set()
+    for line in (run.stdout + '\n' + run.stderr).splitlines():
+        if ('WARNING' in line and 'JNI' in line) or 'FATAL ERROR' in line:
+            found.add(re.sub(r'0x[0-9a-fA-F]+|\d+', 'N', line.strip()))
+    return found
 
 
 def _no_stray_pins(dump):
@@ -72,6 +85,12 @@ def case_selfload(ctx):
     expect_row(last, LATE, 'GetFloatArrayElements', acquired=AFTER, released=0, live=AFTER, leaked=AFTER,
                live_bytes=AFTER * 67 * 4)
     _no_stray_pins(last)
+    # Under -Xcheck:jni the load adds no JNI warning to those of a run
+    # without it (JDK 11 counts the late attach's local references).
+    checked = _run(ctx, ctx.agent, jvm_args=['-Xcheck:jni', opts])
+    plain = _run(ctx, '-', jvm_args=['-Xcheck:jni'])
+    extra = _jni_warnings(checked) - _jni_warnings(plain)
+    expect(not extra, '-Xcheck:jni warnings that System.load of the agent added: %s', sorted(extra))
 
 
 def case_selfload_twice(ctx):
@@ -128,11 +147,37 @@ def case_selfload_bad(ctx):
     expect(not os.path.exists(report), 'a report was written: nothing should have been intercepted')
 
 
+def case_selfload_attached(ctx):
+    """Agent_OnAttach sets pinwatch.agent in the live phase (System.setProperty
+    through the JVM's table): System.getProperty sees it, and a System.load
+    afterwards starts nothing."""
+    report = ctx.report_path()
+    argv = ctx.java_argv('SelfLoad', args=[ctx.agent, str(BEFORE), str(AFTER), 'wait'], with_agent=False,
+                         jvm_args=ATTACH_FLAGS)
+    with Session(ctx, argv) as s:
+        s.run.report_path = report
+        s.wait_for(r'^READY (\d+)$')
+        opts = 'file=%s,format=json' % report
+        _expect_loaded(*_agent_load(s, ctx, opts), opts)
+        s.send('attached')
+        rc = s.finish()
+    expect(rc == 0, 'JVM exit status: expected 0, got %s', rc)
+    out = s.stdout_text()
+    expect(_props(out, 'BEFORE') == (ctx.agent, 'null'), 'after the attach: %s', _props(out, 'BEFORE'))
+    expect(_props(out, 'AFTER') == (ctx.agent, 'running ' + ctx.agent), 'after System.load: %s',
+           _props(out, 'AFTER'))
+    dumps, last = load_report(report)
+    expect([d['reason'] for d in dumps] == ['exit'], 'reasons: %s', [d['reason'] for d in dumps])
+    expect_row(last, LEAK, 'GetDoubleArrayElements', acquired=AFTER, live=AFTER, leaked=AFTER)
+    expect_row(last, LATE, 'GetFloatArrayElements', acquired=AFTER, live=AFTER, leaked=AFTER)
+
+
 CASES = {
     'selfload': case_selfload,
     'selfload-twice': case_selfload_twice,
     'selfload-copy': case_selfload_copy,
     'selfload-bad': case_selfload_bad,
+    'selfload-attached': case_selfload_attached,
 }
 
 
