@@ -14,6 +14,8 @@ Cases (fixture tests/fixtures/pinwatch/fixtures/SelfLoad.java, pwselfload.c):
                     nothing is intercepted
   selfload-attached an agent attached (jcmd) publishes pinwatch.agent; System.load then
                     starts nothing
+  api-protocol      io.pinwatch.Pinwatch of another protocol than the agent's: isLoaded() is
+                    false, with one line naming both numbers
 
 Exit status: 0 pass, 1 fail, 77 skip (JDK absent).
 """
@@ -21,6 +23,7 @@ Exit status: 0 pass, 1 fail, 77 skip (JDK absent).
 import os
 import re
 import shutil
+import subprocess
 import sys
 
 import harness
@@ -172,12 +175,53 @@ def case_selfload_attached(ctx):
     expect_row(last, LATE, 'GetFloatArrayElements', acquired=AFTER, live=AFTER, leaked=AFTER)
 
 
+API_NOT_LOADED = ('pinwatch is not loaded in this JVM: start java with '
+                  '-agentpath:/path/to/libpinwatch.so')
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def case_api_protocol(ctx):
+    """The agent's PW_JAVA_PROTOCOL against an io.pinwatch.Pinwatch compiled
+    with PROTOCOL one higher (a pinwatch-api of another version), first on
+    the class path: the agent binds it, isLoaded() refuses, and says why."""
+    expect(ctx.api_jar and os.path.exists(ctx.api_jar), 'the API jar is not built: %s', ctx.api_jar)
+    with open(os.path.join(SOURCE, 'agent', 'report', 'java_api.h'), encoding='utf-8') as f:
+        agent = int(re.search(r'^#define PW_JAVA_PROTOCOL (\d+)$', f.read(), re.M).group(1))
+    with open(os.path.join(SOURCE, 'agent', 'java', 'api', 'src', 'io', 'pinwatch', 'Pinwatch.java'),
+              encoding='utf-8') as f:
+        text = f.read()
+    declared = re.search(r'static final int PROTOCOL = (\d+);', text)
+    expect(declared and int(declared.group(1)) == agent, 'Pinwatch.PROTOCOL %s, PW_JAVA_PROTOCOL %d',
+           declared and declared.group(1), agent)
+    other = agent + 1
+    src = os.path.join(ctx.tmpdir, 'src', 'io', 'pinwatch')
+    os.makedirs(src)
+    with open(os.path.join(src, 'Pinwatch.java'), 'w', encoding='utf-8') as f:
+        f.write(text.replace(declared.group(0), 'static final int PROTOCOL = %d;' % other))
+    classes = os.path.join(ctx.tmpdir, 'classes')
+    javac = subprocess.run([os.path.join(ctx.jdk_home, 'bin', 'javac'), '--release', '11', '-cp', ctx.api_jar,
+                            '-d', classes, os.path.join(src, 'Pinwatch.java')],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, universal_newlines=True)
+    expect(javac.returncode == 0, 'javac failed:\n%s', javac.stdout)
+    classpath = os.pathsep.join([classes, ctx.jar, ctx.api_jar])
+    run = ctx.run_java('ApiFixture', args=['noagent'], classpath=classpath)
+    lines = run.stdout.splitlines()
+    expected = ['LOADED false', 'SNAPSHOT ' + API_NOT_LOADED, 'DUMP ' + API_NOT_LOADED]
+    expect(lines == expected, 'with an api of protocol %d: expected %s, got %s', other, expected, lines)
+    said = [l for l in run.stderr.splitlines() if 'protocol' in l]
+    want = ('[pinwatch] ERROR io.pinwatch.Pinwatch speaks protocol %d, the agent in this JVM protocol %d: '
+            'pinwatch-api and the agent are of different versions, the Java API answers as if pinwatch '
+            'were not loaded' % (other, agent))
+    expect(said == [want], 'stderr: expected once %r, got %s', want, said)
+
+
 CASES = {
     'selfload': case_selfload,
     'selfload-twice': case_selfload_twice,
     'selfload-copy': case_selfload_copy,
     'selfload-bad': case_selfload_bad,
     'selfload-attached': case_selfload_attached,
+    'api-protocol': case_api_protocol,
 }
 
 
@@ -185,9 +229,11 @@ def main():
     parser = case_parser(__doc__, CASES)
     parser.add_argument('--jar', required=True)
     parser.add_argument('--fixture-lib', required=True)
+    parser.add_argument('--api-jar', help='pinwatch-api.jar (api-protocol)')
     args = parser.parse_args()
     ctx = Context(args.case, args.jdk_name, args.jdk_home, os.path.abspath(args.agent),
                   os.path.abspath(args.jar), os.path.abspath(args.fixture_lib), None)
+    ctx.api_jar = os.path.abspath(args.api_jar) if args.api_jar else None
     try:
         ctx.require_jdk()
         CASES[args.case](ctx)
