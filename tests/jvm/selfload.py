@@ -14,6 +14,8 @@ Cases (fixture tests/fixtures/pinwatch/fixtures/SelfLoad.java, pwselfload.c):
                     nothing is intercepted
   selfload-attached an agent attached (jcmd) publishes pinwatch.agent; System.load then
                     starts nothing
+  selfload-classpath a copy in a directory without pinwatch-api.jar, the jar on the class path:
+                    the Flight Recorder's class is taken from there, no warning
   api-protocol      io.pinwatch.Pinwatch of another protocol than the agent's: isLoaded() is
                     false, with one line naming both numbers
 
@@ -175,6 +177,30 @@ def case_selfload_attached(ctx):
     expect_row(last, LATE, 'GetFloatArrayElements', acquired=AFTER, live=AFTER, leaked=AFTER)
 
 
+def case_selfload_classpath(ctx):
+    """As the JUnit extension loads it: the library extracted alone into a
+    directory of its own, pinwatch-api a dependency on the class path.  The
+    agent finds io.pinwatch.jfr.Recorder there (the class path's jar, not one
+    beside the library) and says nothing about a missing jar."""
+    expect(ctx.api_jar and os.path.exists(ctx.api_jar), 'the API jar is not built: %s', ctx.api_jar)
+    lib_dir = os.path.join(ctx.tmpdir, 'extracted')
+    os.mkdir(lib_dir)
+    lib = os.path.join(lib_dir, 'libpinwatch.so')
+    shutil.copyfile(ctx.agent, lib)
+    report = ctx.report_path()
+    run = ctx.run_java('SelfLoad', args=[lib, str(BEFORE), str(AFTER)],
+                       classpath=os.pathsep.join([ctx.jar, ctx.api_jar]), with_agent=False,
+                       jvm_args=['-Dpinwatch.options=file=%s,format=json' % report, '-Xlog:class+load=info'])
+    expect(_props(run.stdout, 'AFTER') == (lib, 'started'), 'after System.load: %s', _props(run.stdout, 'AFTER'))
+    loaded = [l for l in run.stdout.splitlines() if ' io.pinwatch.jfr.Recorder source: ' in l]
+    expect(len(loaded) == 1 and loaded[0].endswith('source: file:' + ctx.api_jar),
+           'io.pinwatch.jfr.Recorder: expected loaded once from %s, got %s', ctx.api_jar, loaded)
+    logged = [l for l in run.stderr.splitlines() if l.startswith('[pinwatch]') and ' UNRELEASED ' not in l]
+    expect(not logged, 'the agent logged: %s', logged)
+    _, last = load_report(report)
+    expect_row(last, LEAK, 'GetDoubleArrayElements', acquired=AFTER, live=AFTER, leaked=AFTER)
+
+
 API_NOT_LOADED = ('pinwatch is not loaded in this JVM: start java with '
                   '-agentpath:/path/to/libpinwatch.so')
 SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -221,6 +247,7 @@ CASES = {
     'selfload-copy': case_selfload_copy,
     'selfload-bad': case_selfload_bad,
     'selfload-attached': case_selfload_attached,
+    'selfload-classpath': case_selfload_classpath,
     'api-protocol': case_api_protocol,
 }
 
