@@ -50,9 +50,8 @@ static int exit_status_override;
 #define PROP_AGENT "pinwatch.agent"
 #define PROP_OPTIONS "pinwatch.options"
 #define PROP_STATUS "pinwatch.status"
-/* pinwatch.agent waits for VMInit: JVMTI's SetSystemProperty, the one way
- * in the OnLoad phase, only changes properties the JVM already has. */
-static bool agent_property_pending;
+/* pinwatch.agent is set (publish_agent). */
+static bool agent_published;
 
 /* The absolute path of this library as the JVM loaded it (an -agentpath
  * or System.load path is absolute already); "" when the loader cannot
@@ -83,100 +82,80 @@ own_table(JNIEnv *env)
     return pw_jni.FindClass != NULL ? &pw_jni : *env;
 }
 
-/* java.lang.System's static method name(sig), with its class in *system;
- * NULL (exception cleared) if the JVM refuses. */
-static jmethodID
-system_method(JNIEnv *env, const struct JNINativeInterface_ *f, jclass *system, const char *name, const char *sig)
-{
-    *system = f->FindClass(env, "java/lang/System");
-    if (*system == NULL || f->ExceptionCheck(env)) {
-        f->ExceptionClear(env);
-        *system = NULL;
-        return NULL;
-    }
-    jmethodID m = f->GetStaticMethodID(env, *system, name, sig);
-    if (m == NULL || f->ExceptionCheck(env)) {
-        f->ExceptionClear(env);
-        return NULL;
-    }
-    return m;
-}
-
-/* System.getProperty(key) into buf; false when unset, too long or not
- * readable.  GetStringUTFRegion copies without a pin, so another copy's
- * wrappers count nothing here. */
+/* System.getProperty(key) into buf (value NULL), or System.setProperty(key,
+ * value); false when it threw, or the property is unset or not shorter
+ * than size.  In a local frame of its own: at VMStart the thread holds the
+ * JVM's start-up locals, past -Xcheck:jni's planned capacity (its first
+ * call would warn), and every local goes at once.  GetStringUTFRegion
+ * copies without a pin, so another copy's wrappers count nothing here. */
 static bool
-property_get(JNIEnv *env, const char *key, char *buf, size_t size)
+system_property(JNIEnv *env, const char *key, const char *value, char *buf, size_t size)
 {
     const struct JNINativeInterface_ *f = own_table(env);
-    jclass system;
-    jmethodID get = system_method(env, f, &system, "getProperty", "(Ljava/lang/String;)Ljava/lang/String;");
+    if (f->PushLocalFrame(env, 8) != JNI_OK) {
+        f->ExceptionClear(env);
+        return false;
+    }
     bool ok = false;
-    jstring k = get != NULL ? f->NewStringUTF(env, key) : NULL;
-    if (k != NULL && !f->ExceptionCheck(env)) {
-        jstring v = (jstring)f->CallStaticObjectMethod(env, system, get, k);
+    jmethodID m = NULL;
+    jclass system = f->FindClass(env, "java/lang/System");
+    if (system != NULL && !f->ExceptionCheck(env))
+        m = value == NULL
+                ? f->GetStaticMethodID(env, system, "getProperty", "(Ljava/lang/String;)Ljava/lang/String;")
+                : f->GetStaticMethodID(env, system, "setProperty",
+                                       "(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;");
+    jstring k = m != NULL && !f->ExceptionCheck(env) ? f->NewStringUTF(env, key) : NULL;
+    if (k != NULL && !f->ExceptionCheck(env) && value != NULL) {
+        jstring v = f->NewStringUTF(env, value);
         if (v != NULL && !f->ExceptionCheck(env)) {
-            jsize len = f->GetStringUTFLength(env, v);
+            (void)f->CallStaticObjectMethod(env, system, m, k, v);
+            ok = !f->ExceptionCheck(env);
+        }
+    } else if (k != NULL && !f->ExceptionCheck(env)) {
+        jstring got = (jstring)f->CallStaticObjectMethod(env, system, m, k);
+        if (got != NULL && !f->ExceptionCheck(env)) {
+            jsize len = f->GetStringUTFLength(env, got);
             if (len >= 0 && (size_t)len < size) {
-                f->GetStringUTFRegion(env, v, 0, f->GetStringLength(env, v), buf);
+                f->GetStringUTFRegion(env, got, 0, f->GetStringLength(env, got), buf);
                 buf[len] = '\0';
                 ok = !f->ExceptionCheck(env);
             }
         }
-        if (v != NULL)
-            f->DeleteLocalRef(env, v);
     }
     f->ExceptionClear(env);
-    if (k != NULL)
-        f->DeleteLocalRef(env, k);
-    if (system != NULL)
-        f->DeleteLocalRef(env, system);
+    f->PopLocalFrame(env, NULL);
     return ok;
 }
 
-/* System.setProperty(key, value), in the live phase; false if it threw. */
+static bool
+property_get(JNIEnv *env, const char *key, char *buf, size_t size)
+{
+    return system_property(env, key, NULL, buf, size);
+}
+
 static bool
 property_set(JNIEnv *env, const char *key, const char *value)
 {
-    const struct JNINativeInterface_ *f = own_table(env);
-    jclass system;
-    jmethodID set =
-        system_method(env, f, &system, "setProperty", "(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;");
-    bool ok = false;
-    jstring k = set != NULL ? f->NewStringUTF(env, key) : NULL;
-    jstring v = k != NULL && !f->ExceptionCheck(env) ? f->NewStringUTF(env, value) : NULL;
-    if (v != NULL && !f->ExceptionCheck(env)) {
-        jobject old = f->CallStaticObjectMethod(env, system, set, k, v);
-        ok = !f->ExceptionCheck(env);
-        if (old != NULL)
-            f->DeleteLocalRef(env, old);
-    }
-    f->ExceptionClear(env);
-    if (v != NULL)
-        f->DeleteLocalRef(env, v);
-    if (k != NULL)
-        f->DeleteLocalRef(env, k);
-    if (system != NULL)
-        f->DeleteLocalRef(env, system);
-    return ok;
+    return system_property(env, key, value, NULL, 0);
 }
 
-/* pinwatch.agent, once the agent runs: at once in the live phase, through
- * the JVM's own table (the wrappers are in by then and must not count it);
- * in the OnLoad phase by JVMTI if the JVM takes it, else at VMInit. */
+/* pinwatch.agent = this library, through System.setProperty and the JVM's
+ * own table (the wrappers are in by then and must not count it).  Not by
+ * JVMTI in the OnLoad phase: HotSpot's SetSystemProperty changes only the
+ * properties the JVM has, and answers JVMTI_ERROR_NOT_AVAILABLE (98) for a
+ * new one (JDK 17, 21, 25).  So -agentpath publishes at VMStart, when
+ * System's properties exist (after initPhase1) and before any -javaagent's
+ * premain (VMInit) could System.load a copy; again at VMInit if the JVM
+ * refused then.  A live start publishes at once. */
 static void
-publish_agent(jvmtiEnv *env, JNIEnv *jni)
+publish_agent(JNIEnv *jni, bool last_try)
 {
-    const char *path = library_path();
-    if (jni == NULL) {
-        agent_property_pending = (*env)->SetSystemProperty(env, PROP_AGENT, path) != JVMTI_ERROR_NONE;
+    if (agent_published)
         return;
-    }
-    agent_property_pending = false;
-    if (!property_set(jni, PROP_AGENT, path))
-        pw_log_warn(
-            "System.setProperty(\"%s\") failed: a later System.load of pinwatch would start a second agent",
-            PROP_AGENT);
+    agent_published = property_set(jni, PROP_AGENT, library_path());
+    if (!agent_published && last_try)
+        pw_log_warn("System.setProperty(\"%s\") failed: a System.load of pinwatch would start a second agent",
+                    PROP_AGENT);
 }
 
 /* exitcode=: the JVM has finished its own exit work (the launcher's or
@@ -195,6 +174,10 @@ apply_exit_status(void)
 static void JNICALL
 on_vm_start(jvmtiEnv *env, JNIEnv *jni)
 {
+    /* First: the event's local frame is still nearly empty, where naming
+     * the methods leaves the references JVMTI returned in it, past the
+     * capacity -Xcheck:jni's JDK 11 checks each call against. */
+    publish_agent(jni, false);
     pw_methods_name_all(env);
     if (!pw_jni_hooks_install(env, java_vm))
         pw_log_error("JNI functions not intercepted: pins will not be counted");
@@ -204,8 +187,7 @@ static void JNICALL
 on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
 {
     pw_methods_name_all(env);
-    if (agent_property_pending)
-        publish_agent(env, jni);
+    publish_agent(jni, true);
     pw_jfr_start(env, jni);
 }
 
@@ -486,6 +468,7 @@ start(JavaVM *vm, const char *text, bool attached)
 {
     struct pw_options parsed;
     jint status;
+    JNIEnv *jni = NULL;
     if (!read_options(text, &parsed, &status))
         return status;
     options = parsed;
@@ -501,7 +484,6 @@ start(JavaVM *vm, const char *text, bool attached)
     start_modules(env, attached);
     if (!enable_events(env, attached))
         goto failed;
-    JNIEnv *jni = NULL;
     if (attached) {
         if (!pw_jni_hooks_install(env, vm))
             goto failed;
@@ -510,8 +492,8 @@ start(JavaVM *vm, const char *text, bool attached)
             jni = NULL;
     }
     start_threads(vm, attached);
-    if (!attached || jni != NULL)
-        publish_agent(env, jni);
+    if (jni != NULL)
+        publish_agent(jni, true);
     return PINWATCH_OK;
 
 failed:
@@ -534,6 +516,9 @@ Agent_OnAttach(JavaVM *vm, char *options_text, void *reserved)
 {
     return start(vm, options_text, true);
 }
+
+/* HotSpot's MaxJNILocalCapacity, the largest frame PushLocalFrame takes. */
+#define START_LOCALS 65536
 
 /* System.load of this library: pinwatch starts from here, through the
  * attach path, with the options in the system property pinwatch.options,
@@ -563,9 +548,19 @@ JNI_OnLoad(JavaVM *vm, void *reserved)
     char text[8192];
     bool given = property_get(env, PROP_OPTIONS, text, sizeof(text));
     char failure[1024];
+    /* The late attach's GetLoadedClasses returns a local reference per
+     * class, which would land in the frame of the JDK's native that called
+     * us: a frame of our own takes them, planned that large (a capacity
+     * allocates nothing) so that -Xcheck:jni has nothing to warn about.
+     * The JVM's own table: no pinwatch runs yet. */
+    bool framed = (*env)->PushLocalFrame(env, START_LOCALS) == JNI_OK;
+    if (!framed)
+        (*env)->ExceptionClear(env);
     pw_log_capture(failure, sizeof(failure));
     jint rc = start(vm, given ? text : NULL, true);
     pw_log_capture(NULL, 0);
+    if (framed)
+        own_table(env)->PopLocalFrame(env, NULL);
     if (rc == PINWATCH_OK)
         snprintf(status, sizeof(status), "started");
     else if (rc == PINWATCH_HELP_SHOWN)

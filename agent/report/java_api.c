@@ -26,12 +26,13 @@
 
 static _Atomic(jvmtiEnv *) api_jvmti;
 
-static jboolean JNICALL
-api_loaded(JNIEnv *env, jclass cls)
+/* static native int protocol0(): the class compares it with its own. */
+static jint JNICALL
+api_protocol(JNIEnv *env, jclass cls)
 {
     (void)env;
     (void)cls;
-    return JNI_TRUE;
+    return PW_JAVA_PROTOCOL;
 }
 
 static void
@@ -172,8 +173,10 @@ api_dump(JNIEnv *env, jclass cls, jstring reason)
 bool
 pw_java_api_bind(jvmtiEnv *jvmti, JNIEnv *jni, jclass cls)
 {
+    /* protocol0 first: a jar without it (one from before the protocol)
+     * then gets none of the natives bound, rather than all but it. */
     static const JNINativeMethod natives[] = {
-        {"loaded0", "()Z", (void *)api_loaded},
+        {"protocol0", "()I", (void *)api_protocol},
         {"sites0", "()[J", (void *)api_sites},
         {"site0", "(I)[Ljava/lang/String;", (void *)api_site},
         {"where0", "(I)Ljava/lang/String;", (void *)api_where},

@@ -12,6 +12,13 @@
 /* The class whose natives are the API, as JVMTI's GetClassSignature spells it. */
 #define PW_JAVA_API_CLASS "Lio/pinwatch/Pinwatch;"
 
+/* The protocol between the agent and io.pinwatch.Pinwatch (Pinwatch.PROTOCOL):
+ * what the natives take and answer, sites0's layout above all.  Raised by one
+ * whenever either side changes it, so that a pinwatch-api jar of another
+ * version says so (isLoaded() false, one line naming both numbers) instead
+ * of misreading positional figures. */
+#define PW_JAVA_PROTOCOL 1
+
 /* Registers the natives on cls (a class named PW_JAVA_API_CLASS); jvmti
  * names methods that were bound before they had names.  False, with an
  * error line, when the JVM refused them. */

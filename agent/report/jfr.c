@@ -208,34 +208,57 @@ resolve_string_class(JNIEnv *jni)
     return string_class != NULL;
 }
 
+/* io.pinwatch.jfr.Recorder where the class path has it already: pinwatch-api
+ * is a dependency of the application (the JUnit extension's, which loaded
+ * the agent by System.load from a directory that holds no jar).  FindClass
+ * asks the system class loader (no Java frame: VMInit, an attach) or that
+ * of the class calling System.load (JNI_OnLoad).  NULL, with nothing
+ * pending, when it is not there. */
+static jclass
+recorder_on_class_path(JNIEnv *jni)
+{
+    jclass cls = pw_jni.FindClass(jni, "io/pinwatch/jfr/Recorder");
+    if (pw_jni.ExceptionCheck(jni)) {
+        pw_jni.ExceptionClear(jni);
+        return NULL;
+    }
+    return cls;
+}
+
 void
 pw_jfr_start(jvmtiEnv *jvmti, JNIEnv *jni)
 {
-    char jar[PATH_MAX];
-    if (!find_jar(jar, sizeof(jar))) {
+    char jar[PATH_MAX] = "the class path";
+    jclass cls = recorder_on_class_path(jni);
+    if (cls == NULL && !find_jar(jar, sizeof(jar))) {
         pw_log_warn("pinwatch-api.jar not found next to the agent: no Flight Recorder events");
         return;
     }
-    /* HotSpot makes the path a String through libjava, whose JNI calls come
-     * through the table, and frees that local itself: the JVM's table on
-     * the env meanwhile keeps it out of the counts (jni_table.h). */
-    const struct JNINativeInterface_ *was = pw_jvm_call_begin(jni);
-    jvmtiError e = (*jvmti)->AddToSystemClassLoaderSearch(jvmti, jar);
-    pw_jvm_call_end(jni, was);
-    if (e != JVMTI_ERROR_NONE) {
-        pw_log_jvmti_error(jvmti, e, "AddToSystemClassLoaderSearch (no Flight Recorder events)");
-        return;
+    if (cls == NULL) {
+        /* HotSpot makes the path a String through libjava, whose JNI calls
+         * come through the table, and frees that local itself: the JVM's
+         * table on the env meanwhile keeps it out of the counts
+         * (jni_table.h). */
+        const struct JNINativeInterface_ *was = pw_jvm_call_begin(jni);
+        jvmtiError e = (*jvmti)->AddToSystemClassLoaderSearch(jvmti, jar);
+        pw_jvm_call_end(jni, was);
+        if (e != JVMTI_ERROR_NONE) {
+            pw_log_jvmti_error(jvmti, e, "AddToSystemClassLoaderSearch (no Flight Recorder events)");
+            return;
+        }
+        /* With no Java frame on this thread, FindClass uses the system
+         * class loader, the one the jar was just added to.  -Xcheck:jni
+         * holds us to an ExceptionCheck after every call that may throw. */
+        cls = pw_jni.FindClass(jni, "io/pinwatch/jfr/Recorder");
+        if (pw_jni.ExceptionCheck(jni))
+            cls = NULL;
     }
     static const JNINativeMethod natives[] = {
         {"next0", "([J)[Ljava/lang/String;", (void *)jfr_next},
         {"want0", "(ZZ)V", (void *)jfr_want},
         {"await0", "(J)Z", (void *)jfr_await},
     };
-    /* With no Java frame on this thread, FindClass uses the system class
-     * loader, the one the jar was just added to.  -Xcheck:jni holds us to
-     * an ExceptionCheck after every call that may throw. */
-    jclass cls = pw_jni.FindClass(jni, "io/pinwatch/jfr/Recorder");
-    bool ok = !pw_jni.ExceptionCheck(jni) && cls != NULL && (string_class != NULL || resolve_string_class(jni));
+    bool ok = cls != NULL && (string_class != NULL || resolve_string_class(jni));
     ok = ok &&
          pw_jni.RegisterNatives(jni, cls, natives, (jint)(sizeof(natives) / sizeof(natives[0]))) == JNI_OK &&
          !pw_jni.ExceptionCheck(jni);

@@ -12,9 +12,10 @@
 #include "base/pinwatch.h"
 #include "report/snapshot.h"
 
-/* Appends pinwatch-api.jar (found next to this library, in the build tree
- * or the installed tree) to the system class path, binds Recorder's native
- * and calls Recorder.start().  At VMInit or after a late attach, on that
+/* Finds io.pinwatch.jfr.Recorder on the class path, or else appends
+ * pinwatch-api.jar (found next to this library, in the build tree or the
+ * installed tree) to the system class path; binds Recorder's natives and
+ * calls Recorder.start().  At VMInit or after a late attach, on that
  * thread.  A warning line, not a failure, when the jar or the JDK's jdk.jfr
  * is missing: pins are counted regardless. */
 PW_HIDDEN void pw_jfr_start(jvmtiEnv *jvmti, JNIEnv *jni);

@@ -11,7 +11,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>The agent ({@code -agentpath:/path/to/libpinwatch.so}) binds this
  * class's native methods itself when the class is loaded; this jar carries no
  * native library. Without the agent, {@link #isLoaded()} is {@code false}
- * and every other method throws {@link PinwatchNotLoadedException}.
+ * and every other method throws {@link PinwatchNotLoadedException}; so it is
+ * with an agent of another version, whose protocol number (what the natives
+ * answer, and how) differs from this jar's: {@code isLoaded()} then says so
+ * in one line on stderr, naming both numbers.
  *
  * <p>A {@link #snapshot()} reads the agent's tables the way a report does,
  * without symbolising or writing anything: a few microseconds plus well
@@ -22,7 +25,15 @@ public final class Pinwatch {
     /** Layout of {@code sites0}'s answer: header longs, then per site. */
     private static final int HEADER = 3;
 
+    /**
+     * The protocol this class speaks with the agent's natives; the agent's is
+     * {@code PW_JAVA_PROTOCOL} in agent/report/java_api.h. Raised with it.
+     */
+    static final int PROTOCOL = 1;
+
     private static volatile boolean loaded;
+    /** The mismatch line was printed. */
+    private static volatile boolean told;
 
     /** Per site id (an index): sites never change. */
     private static volatile SiteInfo[] sites = new SiteInfo[256];
@@ -33,7 +44,9 @@ public final class Pinwatch {
     }
 
     /**
-     * Whether the pinwatch agent runs in this JVM and has bound this class.
+     * Whether the pinwatch agent runs in this JVM, has bound this class and
+     * speaks its protocol. An agent of another protocol is not loaded for
+     * this class: the first call says so on stderr.
      *
      * @return {@code true} when the agent is loaded
      */
@@ -41,12 +54,24 @@ public final class Pinwatch {
         if (loaded) {
             return true;
         }
+        int agent;
         try {
-            loaded = loaded0();
+            agent = protocol0();
         } catch (UnsatisfiedLinkError e) {
             return false;
         }
-        return loaded;
+        if (agent != PROTOCOL) {
+            if (!told) {
+                told = true;
+                System.err.println("[pinwatch] ERROR io.pinwatch.Pinwatch speaks protocol " + PROTOCOL
+                                   + ", the agent in this JVM protocol " + agent
+                                   + ": pinwatch-api and the agent are of different versions,"
+                                   + " the Java API answers as if pinwatch were not loaded");
+            }
+            return false;
+        }
+        loaded = true;
+        return true;
     }
 
     /**
@@ -141,7 +166,7 @@ public final class Pinwatch {
         }
     }
 
-    private static native boolean loaded0();
+    private static native int protocol0();
 
     private static native long[] sites0();
 
