@@ -8,13 +8,11 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.stream.Stream;
-import org.apache.maven.plugin.AbstractMojo;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugin.MojoFailureException;
 import org.apache.maven.plugins.annotations.LifecyclePhase;
 import org.apache.maven.plugins.annotations.Mojo;
 import org.apache.maven.plugins.annotations.Parameter;
-import org.apache.maven.project.MavenProject;
 
 /**
  * Fails the build on what the tests' JVMs left behind: reads the reports that {@code prepare-agent}
@@ -27,22 +25,7 @@ import org.apache.maven.project.MavenProject;
  * the property {@code prepare-agent} set (keep it with {@code @{argLine}}).
  */
 @Mojo(name = "check", defaultPhase = LifecyclePhase.VERIFY, threadSafe = true)
-public final class CheckMojo extends AbstractMojo {
-    @Parameter(defaultValue = "${project}", readonly = true, required = true)
-    private MavenProject project;
-
-    /** Checks nothing (as {@code prepare-agent}, which then runs the tests without the agent). */
-    @Parameter(property = "pinwatch.skip", defaultValue = "false")
-    private boolean skip;
-
-    /** Where {@code prepare-agent} had the JVMs write their reports. */
-    @Parameter(property = "pinwatch.directory", defaultValue = "${project.build.directory}/pinwatch")
-    private File directory;
-
-    /** The property {@code prepare-agent} set, named in the message when no report was written. */
-    @Parameter(property = "pinwatch.propertyName", defaultValue = "argLine")
-    private String propertyName;
-
+public final class CheckMojo extends AbstractPinwatchMojo {
     /**
      * Leaked JNI pins the build may leave: pins whose native method returned without releasing
      * them, still unreleased when their JVM exited, summed over the JVMs. Pins that a

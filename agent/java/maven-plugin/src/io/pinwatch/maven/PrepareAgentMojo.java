@@ -10,12 +10,10 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
-import org.apache.maven.plugin.AbstractMojo;
 import org.apache.maven.plugin.MojoExecutionException;
 import org.apache.maven.plugins.annotations.LifecyclePhase;
 import org.apache.maven.plugins.annotations.Mojo;
 import org.apache.maven.plugins.annotations.Parameter;
-import org.apache.maven.project.MavenProject;
 
 /**
  * Runs the tests under pinwatch: extracts this machine's agent from pinwatch-agent into
@@ -31,31 +29,10 @@ import org.apache.maven.project.MavenProject;
  * deleted first.
  */
 @Mojo(name = "prepare-agent", defaultPhase = LifecyclePhase.INITIALIZE, threadSafe = true)
-public final class PrepareAgentMojo extends AbstractMojo {
+public final class PrepareAgentMojo extends AbstractPinwatchMojo {
     /** A pinwatch -agentpath already in the property, quoted or not, removed before ours is added. */
     private static final Pattern OURS =
             Pattern.compile("(?:\"-agentpath:[^\"]*/libpinwatch\\.so(?:=[^\"]*)?\"|-agentpath:\\S*/libpinwatch\\.so(?:=\\S*)?)\\s*");
-
-    @Parameter(defaultValue = "${project}", readonly = true, required = true)
-    private MavenProject project;
-
-    /** Leaves the tests without the agent, and {@code check} without anything to check. */
-    @Parameter(property = "pinwatch.skip", defaultValue = "false")
-    private boolean skip;
-
-    /**
-     * The project property that receives the agent's {@code -agentpath}: Surefire's and Failsafe's
-     * {@code argLine}, or another that a plugin's configuration reads as {@code @{name}}.
-     */
-    @Parameter(property = "pinwatch.propertyName", defaultValue = "argLine")
-    private String propertyName;
-
-    /**
-     * Where the agent is extracted and the forked JVMs write their reports and logs; {@code check}
-     * reads the same directory. It is created mode 0700 and must not be writable by others.
-     */
-    @Parameter(property = "pinwatch.directory", defaultValue = "${project.build.directory}/pinwatch")
-    private File directory;
 
     /**
      * A file of rules for pins kept on purpose ({@code suppress=}, README "Suppressing pins kept on
