@@ -23,7 +23,10 @@ ROOT (in a mount namespace of its own, with /proc and /dev mounted for it alone)
      exit report's row and the site's symbol, file and line;
   3. bin/pinwatch report of that file writes the HTML page, which names the site;
   4. bin/pinwatch attach to the running driver after 8 steps, 40 more steps, bin/pinwatch dump:
-     exactly 10 live and leaked, 40 acquired, 30 released, and the same at exit.
+     exactly 10 live and leaked, 40 acquired, 30 released, and the same at exit;
+  5. with --agent-jar (the release's io.pinwatch:pinwatch-agent jar, as Maven users get it):
+     java -javaagent:pinwatch-agent.jar=file=...,format=json of the same example: the jar's
+     agent for this processor extracted and loaded, no WARN or ERROR, the exit report's row.
 
 For arm64 every program runs under the host's qemu-aarch64-static, copied into the staging
 directory; `pinwatch run` starts java through a small static x86-64 program (compiled here with
@@ -50,7 +53,7 @@ EVAL = 'ai.example.TrainingSession.evalStep'
 EVAL_BYTES = 16
 STAGE = '/opt/pinwatch-proof'
 QEMU_ENV = {'QEMU_CPU': 'max,pauth-impdef=on'}
-JVM_RUNS = 4                # per JDK: agentpath, run, report, attach
+JVM_RUNS = 5                # per JDK: agentpath, run, report, attach, javaagent
 
 
 class Fail(Exception):
@@ -151,6 +154,9 @@ class Proof:
             self.note('%s needs %s (bullseye has glibc %s)' % (
                 os.path.basename(lib), 'GLIBC_%s at most' % need if need != '0' else 'no versioned glibc symbol',
                 self.glibc))
+        if self.a.agent_jar:
+            expect(os.path.isfile(self.a.agent_jar), '%s is missing', self.a.agent_jar)
+            shutil.copy(self.a.agent_jar, self.stage + '/pinwatch-agent.jar')
         if self.a.arch == 'arm64':
             qemu = shutil.which('qemu-aarch64-static')
             expect(qemu, 'qemu-aarch64-static is not installed')
@@ -288,6 +294,26 @@ class Proof:
                      os.path.basename(frame['file']), frame['line']))
         return out
 
+    def case_javaagent(self, name, home, java):
+        out = '%s/out/javaagent-%s.jsonl' % (STAGE, name)
+        # A directory of the run's own: the user's cache directory is not part of the root.
+        extract = '%s/out/extract-%s' % (STAGE, name)
+        p = self.run(self.training_argv(java, '-javaagent:%s/pinwatch-agent.jar=file=%s,format=json' % (STAGE, out),
+                                        '-Dpinwatch.extract.dir=' + extract), qemu=False)
+        expect(p.returncode == 0, '%s: java -javaagent exited %d: %s', name, p.returncode,
+               (p.stdout + p.stderr)[-2000:])
+        warnings = [l for l in p.stderr.splitlines() if l.startswith(('[pinwatch] WARN', '[pinwatch] ERROR'))]
+        expect(not warnings, '%s: -javaagent: the agent warned at start:\n%s', name, '\n'.join(warnings))
+        with open(self.root + out, encoding='utf-8') as f:
+            dumps = [json.loads(line) for line in f if line.strip()]
+        expect([d['reason'] for d in dumps] == ['exit'], '%s: -javaagent: reasons %s', name,
+               [d['reason'] for d in dumps])
+        r = self.expect_row(dumps[0], STEPS // 4, STEPS, '%s: -javaagent' % name)
+        loaded = glob.glob(self.root + extract + '/*/libpinwatch.so')
+        expect(len(loaded) == 1, '%s: -javaagent: extracted %s', name, loaded)
+        self.note('%s: -javaagent: live %d, acquired %d, released %d, agent %s'
+                  % (name, r['live'], r['acquired'], r['released'], loaded[0][len(self.root):]))
+
     def case_report(self, name, jsonl):
         page = '%s/out/run-%s.html' % (STAGE, name)
         p = self.run([STAGE + '/pinwatch/bin/pinwatch', 'report', jsonl, '-o', page])
@@ -379,6 +405,7 @@ def main():
     ap.add_argument('--archive', required=True)
     ap.add_argument('--build', required=True, help='the build dir of the example (the cross build for arm64)')
     ap.add_argument('--source', required=True, help='the source tree (for train_jni.c)')
+    ap.add_argument('--agent-jar', help="the release's pinwatch-agent jar: also run the example under -javaagent")
     ap.add_argument('--objdump')
     ap.add_argument('--cc', help='host C compiler for the arm64 qemu launcher (default cc)')
     ap.add_argument('--testlog', help='append meson-style result lines here')
@@ -430,7 +457,10 @@ def main():
             jsonl = proof.case_run(name, home, java)
             proof.case_report(name, jsonl)
             proof.case_attach(name, home, java)
-        print('PASS: pinwatch %s on Debian 11 (glibc %s), JDK 11 and 17, chrooted' % (a.arch, proof.glibc))
+            if a.agent_jar:
+                proof.case_javaagent(name, home, java)
+        print('PASS: pinwatch %s on Debian 11 (glibc %s), JDK 11 and 17, chrooted%s'
+              % (a.arch, proof.glibc, ', the archive and the pinwatch-agent jar' if a.agent_jar else ''))
         print('--- the -agentpath run\'s report on JDK 11, inside the root ---')
         print('\n'.join(l for l in proof.report_text.splitlines()))
         record('OK')
