@@ -362,7 +362,7 @@ def variant_jar(c):
                '--pom', os.path.join(c.a.source, 'agent', 'java', 'pom.xml'), '--version', c.a.version,
                '--native', 'linux-x86_64=' + longer, '--build-dir', os.path.join(top, 'maven'),
                '--central', os.path.join(top, 'central'), '--local-repo', c.a.local_repo, '--no-install',
-               '--mvn-arg=-pl', '--mvn-arg=agent', '--mvn-arg=-am', '--mvn-arg=-Dmaven.javadoc.skip=true',
+               '--mvn-arg=-pl', '--mvn-arg=api,agent', '--mvn-arg=-Dmaven.javadoc.skip=true',
                '--mvn-arg=-Dmaven.source.skip=true']
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600,
                            env=dict(os.environ, JAVA_HOME=os.environ.get('JAVA_HOME', c.a.jdk_home)))
