@@ -416,20 +416,25 @@ def main():
         a.time_scale = 4 if a.arch == 'arm64' else 1
     jdk_names = ['jdk11', 'jdk17']
 
-    def record(result):
+    def record(result, said=''):
+        # said: the SKIP line, which .ci/run's summary gives as the reason.
         if a.testlog:
             with open(a.testlog, 'a', encoding='utf-8') as f:
                 for jdk in jdk_names:
-                    f.write(json.dumps({'name': 'bullseye-%s-%s' % (a.arch, jdk), 'result': result}) + '\n')
+                    f.write(json.dumps({'name': 'bullseye-%s-%s' % (a.arch, jdk), 'result': result,
+                                        'stdout': said}) + '\n')
+
+    def skip(text):
+        print(text)
+        record('SKIP', text)
+        return SKIP
 
     if not os.environ.get('PW_DISTRO_NAMESPACE'):
         rc = private_mounts(sys.argv[1:])
         if isinstance(rc, int):
             return rc
-        print('SKIP: no chroot into the bullseye %s root here (%s): %d runs on JDK 11 and 17 not made'
-              % (a.arch, rc, 2 * JVM_RUNS))
-        record('SKIP')
-        return SKIP
+        return skip('SKIP: no chroot into the bullseye %s root here (%s): %d runs on JDK 11 and 17 not made'
+                    % (a.arch, rc, 2 * JVM_RUNS))
     proof = Proof(a)
     with open(os.path.join(a.source, 'examples', 'training', 'train_jni.c'), encoding='utf-8') as f:
         src = f.read().splitlines()
@@ -439,16 +444,12 @@ def main():
         try:
             jdks = proof.check_root()
         except NoRoot as e:
-            print('SKIP: no bullseye %s root: %s: %d runs on JDK 11 and 17 not made' % (a.arch, e, 2 * JVM_RUNS))
-            record('SKIP')
-            return SKIP
+            return skip('SKIP: no bullseye %s root: %s: %d runs on JDK 11 and 17 not made' % (a.arch, e, 2 * JVM_RUNS))
         proof.stage_files()
         why = proof.mount_root() or proof.can_chroot(proof.java_launcher(jdks['jdk11']))
         if why is not None:
-            print('SKIP: no chroot into the bullseye %s root here (%s): %d runs on JDK 11 and 17 not made'
-                  % (a.arch, why, JVM_RUNS * len(jdks)))
-            record('SKIP')
-            return SKIP
+            return skip('SKIP: no chroot into the bullseye %s root here (%s): %d runs on JDK 11 and 17 not made'
+                        % (a.arch, why, JVM_RUNS * len(jdks)))
         for name, home in jdks.items():
             java = proof.java_launcher(home)
             text = proof.case_agentpath(name, home, java)
