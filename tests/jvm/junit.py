@@ -68,6 +68,7 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 from harness import Case
+from maven_central import forget_pinwatch, maven_env, write_settings
 
 SKIP = 77
 CONCURRENT = ('pinwatch cannot tell which of two tests running at once leaked a pin: ParallelTest.%s() ran '
@@ -96,24 +97,6 @@ class Failure(Exception):
 def expect(cond, msg, *args):
     if not cond:
         raise Failure(msg % args if args else msg)
-
-
-SETTINGS = """<?xml version="1.0" encoding="UTF-8"?>
-<settings>
-  <profiles>
-    <profile>
-      <id>pinwatch-build</id>
-      <repositories>
-        <repository><id>pinwatch-build</id><url>%(url)s</url></repository>
-      </repositories>
-      <pluginRepositories>
-        <pluginRepository><id>pinwatch-build</id><url>%(url)s</url></pluginRepository>
-      </pluginRepositories>
-    </profile>
-  </profiles>
-  <activeProfiles><activeProfile>pinwatch-build</activeProfile></activeProfiles>
-</settings>
-"""
 
 
 def mvn(a, env, cwd, *args):
@@ -462,9 +445,7 @@ def main():
     if shutil.which('mvn') is None:
         print('SKIP: mvn (Debian package maven) not installed')
         return SKIP
-    env = dict(os.environ, JAVA_HOME=a.jdk_home,
-               PATH=os.path.join(a.jdk_home, 'bin') + os.pathsep + os.environ.get('PATH', ''))
-    env.pop('JAVA_TOOL_OPTIONS', None)  # the checkjni setup: Surefire's forks get it from argLine alone
+    env = maven_env(a.jdk_home)
     # Extraction into this case's own directory: the user's cache is not the test's to fill.
     env.pop('XDG_CACHE_HOME', None)
     tmp = tempfile.mkdtemp(prefix='pw-%s-%s-' % (a.case, a.jdk_name))
@@ -479,11 +460,8 @@ def main():
             version = re.search(r'<pinwatch\.version>([^<]*)</pinwatch\.version>', f.read()).group(1)
         expect(version == a.version, 'examples/junit/pom.xml takes pinwatch %s; the build is %s (meson.build)',
                version, a.version)
-        a.settings = os.path.join(tmp, 'settings.xml')
-        with open(a.settings, 'w', encoding='utf-8') as f:
-            f.write(SETTINGS % {'url': 'file://' + os.path.abspath(a.central)})
-        # The artifacts come from this build's "Central", never from an earlier run.
-        shutil.rmtree(os.path.join(a.repo, 'io', 'pinwatch'), ignore_errors=True)
+        a.settings = write_settings(os.path.join(tmp, 'settings.xml'), a.central)
+        forget_pinwatch(a.repo)
         # The user's cache stands outside the test: AgentLibrary extracts under here.
         extract = '-Dpinwatch.extract.dir=' + os.path.join(tmp, 'extract')
         if a.case == 'maven':

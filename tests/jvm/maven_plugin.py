@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 
+from maven_central import forget_pinwatch, maven_env, write_settings
 from harness import TestFailure, check_invariants, exit_dump, expect, expect_row, read_dumps, source_line
 
 SKIP = 77
@@ -217,23 +218,6 @@ POM = '''<?xml version="1.0" encoding="UTF-8"?>
 </project>
 '''
 
-SETTINGS = '''<settings>
-  <profiles>
-    <profile>
-      <id>pinwatch-central</id>
-      <repositories>
-        <repository><id>pinwatch-central</id><url>file://%(central)s</url></repository>
-      </repositories>
-      <pluginRepositories>
-        <pluginRepository><id>pinwatch-central</id><url>file://%(central)s</url></pluginRepository>
-      </pluginRepositories>
-    </profile>
-  </profiles>
-  <activeProfiles><activeProfile>pinwatch-central</activeProfile></activeProfiles>
-</settings>
-'''
-
-
 def no_report_message(directory):
     """check's failure when no JVM wrote a report (CheckMojo.noReport)."""
     return ('pinwatch: no JVM wrote a report into %s, so the tests ran without the agent.\n'
@@ -284,9 +268,7 @@ class Project:
             pom = pom.replace(key, value)
         with open(os.path.join(self.dir, 'pom.xml'), 'w', encoding='utf-8') as f:
             f.write(pom)
-        self.settings = os.path.join(tmp, 'settings.xml')
-        with open(self.settings, 'w', encoding='utf-8') as f:
-            f.write(SETTINGS % {'central': os.path.abspath(a.central)})
+        self.settings = write_settings(os.path.join(tmp, 'settings.xml'), a.central)
 
     def mvn(self, env, *args):
         cmd = ['mvn', '-B', '-s', self.settings, '-Dmaven.repo.local=' + self.a.repo] + list(args)
@@ -484,12 +466,8 @@ def main():
     if not os.path.isdir(plugin):
         print('FAIL: %s: the build deployed no pinwatch-maven-plugin %s' % (plugin, a.version))
         return 1
-    env = dict(os.environ, JAVA_HOME=a.jdk_home,
-               PATH=os.path.join(a.jdk_home, 'bin') + os.pathsep + os.environ.get('PATH', ''))
-    env.pop('JAVA_TOOL_OPTIONS', None)  # the checkjni setup: the forks get their flags from argLine alone
-    env.pop('MAVEN_OPTS', None)
-    # The artifacts come from this build's "Central", never from an earlier run.
-    shutil.rmtree(os.path.join(a.repo, 'io', 'pinwatch'), ignore_errors=True)
+    env = maven_env(a.jdk_home)
+    forget_pinwatch(a.repo)
     tmp = tempfile.mkdtemp(prefix='pw-mvnplugin-%s-%s-' % (a.case, a.jdk_name))
     try:
         run(a, env, tmp)
