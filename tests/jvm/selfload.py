@@ -29,8 +29,8 @@ import subprocess
 import sys
 
 import harness
-from common import ATTACH_FLAGS, _agent_load, _expect_loaded
-from harness import Context, Session, case_parser, expect, expect_row, load_report, tail
+from common import _attached_run
+from harness import Context, case_parser, expect, expect_row, load_report, tail
 
 # Pins leaked by SelfLoad.leak before the load, and by leak and late each after it.
 BEFORE, AFTER = 5, 9
@@ -156,17 +156,7 @@ def case_selfload_attached(ctx):
     """Agent_OnAttach sets pinwatch.agent in the live phase (System.setProperty
     through the JVM's table): System.getProperty sees it, and a System.load
     afterwards starts nothing."""
-    report = ctx.report_path()
-    argv = ctx.java_argv('SelfLoad', args=[ctx.agent, str(BEFORE), str(AFTER), 'wait'], with_agent=False,
-                         jvm_args=ATTACH_FLAGS)
-    with Session(ctx, argv) as s:
-        s.run.report_path = report
-        s.wait_for(r'^READY (\d+)$')
-        opts = 'file=%s,format=json' % report
-        _expect_loaded(*_agent_load(s, ctx, opts), opts)
-        s.send('attached')
-        rc = s.finish()
-    expect(rc == 0, 'JVM exit status: expected 0, got %s', rc)
+    s, report = _attached_run(ctx, 'SelfLoad', args=[ctx.agent, str(BEFORE), str(AFTER), 'wait'])
     out = s.stdout_text()
     expect(_props(out, 'BEFORE') == (ctx.agent, 'null'), 'after the attach: %s', _props(out, 'BEFORE'))
     expect(_props(out, 'AFTER') == (ctx.agent, 'running ' + ctx.agent), 'after System.load: %s',
