@@ -447,7 +447,7 @@ main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "race") == 0) {
         /* race [PINS]: pins per pair in test_pairs */
-        uint32_t pins = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 25000;
+        uint32_t pins = argc > 2 ? (uint32_t)strtoul(argv[2], NULL, 10) : 12500;
         bool barrier = pw_pin_table_start(true);
         printf("pin_table race: the process-wide barrier (membarrier) is %s\n",
                barrier ? "available" : "not available: both runs use the compare-and-swap");
