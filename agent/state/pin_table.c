@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "state/pin_table.h"
+#include "base/barrier.h"
 #include "base/cpu.h"
 #include "base/memory.h"
 
@@ -8,6 +9,15 @@
 #define INITIAL_BITS 4
 
 struct pw_pin_slot pw_pin_no_slot; /* key PW_KEY_EMPTY, never written */
+
+bool pw_pin_table_asymmetric;
+
+bool
+pw_pin_table_start(bool barrier)
+{
+    pw_pin_table_asymmetric = barrier && pw_barrier_init();
+    return pw_pin_table_asymmetric;
+}
 
 static inline uint32_t
 slot_of(const struct pw_pin_table *tab, uintptr_t key)
@@ -53,6 +63,7 @@ bool
 pw_pin_table_init(struct pw_pin_table *tab)
 {
     atomic_flag_clear(&tab->lock);
+    atomic_init(&tab->releasing, NULL);
     tab->last = &pw_pin_no_slot;
     tab->slots = alloc_slots(INITIAL_BITS);
     if (tab->slots == NULL)
@@ -118,28 +129,72 @@ pw_pin_table_make_room(struct pw_pin_table *tab)
     return ok;
 }
 
-/* Removal protocol.  The owner removes with one compare-and-swap, key ->
- * TOMB.  Another thread removes in two steps, key -> BUSY -> TOMB, both by
- * compare-and-swap, reading the fields in between; if the owner's swap lands
- * between them (both released the same pin at once) the second one fails and
- * the other thread backs off, and if the other thread's first swap lands
- * before the owner's, the owner's fails.  So a pin is never removed twice.
- * The owner reuses a slot only once it reads TOMB. */
+/* Removal protocol.  A remote releaser (another thread, under the table's
+ * lock, so one at a time) takes a pin in two steps: a compare-and-swap of
+ * the key to BUSY, then, once it knows it has the pin, its fields read and
+ * a store of TOMB.  BUSY is neither a pin nor free: the owner never finds
+ * it as a pin and never reuses its slot, and the owner reuses a slot only
+ * once it reads TOMB.
+ *
+ * Without the barrier (pw_pin_table_asymmetric false) the owner takes a pin
+ * with a compare-and-swap, key -> TOMB: whichever swap lands first takes the
+ * pin and the other fails, so BUSY always stays the remote's.
+ *
+ * With it, the owner's take (pw_pin_table_take_slot) is, in program order:
+ *   O1 releasing = s;  O2 k = s->key;  if k == key: O3 s->key = TOMB;
+ *   O4 releasing = NULL (and O3 is seen before O4: a release store);
+ *   else releasing = NULL, and the pin is not the owner's to take;
+ * with no barrier instruction between O1 and O2.  The remote's, after its
+ * R1 swap key -> BUSY: R2 pw_barrier_process(); R3 wait while releasing == s;
+ * R4 if s->key is still BUSY the pin is the remote's (fields, TOMB), else
+ * the owner's O3 overwrote BUSY and the remote's release is the second.
+ *
+ * R2 runs a full barrier on the owner at some point B of its program order.
+ * Every interleaving counts the pin once:
+ *   - B before O1 (or the owner is not in a take): R1 is globally visible
+ *     before B, so O2 reads BUSY (or TOMB): the owner does not take it, and
+ *     O3 never overwrites the remote's BUSY.  The remote reads BUSY at R4.
+ *   - B after O2, or between O1 and O2: O1 is visible to the remote when R2
+ *     returns.  If O2 read the pin (it ran before R1 in the key's order),
+ *     R3 sees releasing == s and waits until O4, and since O3 is seen
+ *     before O4, R4 reads TOMB: the owner's.  Reading NULL at R3 can then
+ *     only be O4 itself (O1 is visible), so the same holds.  If O2 read
+ *     BUSY the owner stores nothing and R4 reads BUSY: the remote's.
+ *   - A later take by the owner of the same slot (its O1 after B) reads
+ *     BUSY, as in the first case; a pin the owner took and then put back in
+ *     the slot (after O3, a new insert) makes R4 read no BUSY either, which
+ *     is right: the remote's pin was the owner's.
+ * The owner never waits inside O1..O4, so R3 is short.  The remote reads
+ * the fields only after R4, when no owner store can come any more. */
+
+bool
+pw_pin_table_taken_meanwhile(struct pw_pin_slot *s)
+{
+    /* A remote releaser that swapped the key to BUSY has the pin (the owner
+     * stored nothing): wait until it is done, so that the caller's next look
+     * finds the table as it will stay. */
+    while (atomic_load_explicit(&s->key, memory_order_acquire) == PW_KEY_BUSY)
+        pw_cpu_relax();
+    return false;
+}
 
 static bool
-take_remote(struct pw_pin_slot *s, uintptr_t key, struct pw_pin_info *out)
+take_remote(struct pw_pin_table *tab, struct pw_pin_slot *s, uintptr_t key, struct pw_pin_info *out)
 {
     uintptr_t expected = key;
     if (!atomic_compare_exchange_strong_explicit(&s->key, &expected, PW_KEY_BUSY, memory_order_acq_rel,
                                                  memory_order_relaxed))
         return false;
-    struct pw_pin_info info = s->info;
-    expected = PW_KEY_BUSY;
-    if (!atomic_compare_exchange_strong_explicit(&s->key, &expected, PW_KEY_TOMB, memory_order_acq_rel,
-                                                 memory_order_relaxed))
-        return false;
+    if (pw_pin_table_asymmetric) {
+        pw_barrier_process();
+        while (atomic_load_explicit(&tab->releasing, memory_order_acquire) == s)
+            pw_cpu_relax();
+        if (atomic_load_explicit(&s->key, memory_order_acquire) != PW_KEY_BUSY)
+            return false; /* the owner took it first */
+    }
     if (out != NULL)
-        *out = info;
+        *out = s->info;
+    atomic_store_explicit(&s->key, PW_KEY_TOMB, memory_order_release);
     return true;
 }
 
@@ -147,9 +202,9 @@ const struct pw_pin_slot *
 pw_pin_table_take(struct pw_pin_table *tab, uintptr_t key)
 {
     struct pw_pin_slot *s;
-    /* A slot another thread took meanwhile now reads BUSY or TOMB: the next
-     * look finds the next pin with this key, if there is one. */
-    while ((s = pw_pin_table_slot(tab, key)) != NULL && !pw_pin_table_take_slot(s, key))
+    /* A slot another thread took meanwhile now reads TOMB: the next look
+     * finds the next pin with this key, if there is one. */
+    while ((s = pw_pin_table_slot(tab, key)) != NULL && !pw_pin_table_take_slot(tab, s, key))
         ;
     return s;
 }
@@ -182,7 +237,7 @@ remove_locked(struct pw_pin_table *tab, uintptr_t key, struct pw_pin_info *out)
         uintptr_t k = atomic_load_explicit(&s->key, memory_order_acquire);
         if (k == PW_KEY_EMPTY)
             return false;
-        if (k == key && take_remote(s, key, out))
+        if (k == key && take_remote(tab, s, key, out))
             return true;
         i = (i + 1) & tab->mask;
     }
@@ -223,7 +278,7 @@ pw_pin_table_visit(struct pw_pin_table *tab, pw_pin_visit_fn fn, void *arg)
         if (atomic_load_explicit(&s->key, memory_order_relaxed) != key)
             continue;
         if (fn(key, &info, arg))
-            take_remote(s, key, NULL);
+            (void)pw_pin_table_take_slot(tab, s, key);
     }
 }
 

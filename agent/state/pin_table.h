@@ -2,10 +2,11 @@
 /* A thread's own table of the pins it took that are still live and whose
  * native method invocation is still running ("held").
  *
- * Only the owning thread inserts.  Removal is by compare-and-swap on the key,
- * by the owner and by a thread releasing a pin another thread took (that one
- * under the table's lock, which the owner takes only to grow the table), so
- * that of two releases of one pin racing each other exactly one takes it.
+ * Only the owning thread inserts.  Both the owner and a thread releasing a
+ * pin another thread took (that one under the table's lock, which the owner
+ * takes only to grow the table) remove, so that of two releases of one pin
+ * racing each other exactly one takes it: the protocol is above take_remote
+ * in pin_table.c.
  * Keys are pin addresses; one address may be live more than once, so this is
  * a multiset: GetPrimitiveArrayCritical returns the array's own storage
  * (src/hotspot/share/prims/jni.cpp jni_GetPrimitiveArrayCritical: no copy),
@@ -81,7 +82,22 @@ struct pw_pin_table {
      * that an insert tests one word. */
     uint32_t room;
     atomic_flag lock;
+    /* The slot the owner is taking right now, NULL when none: its half of
+     * the removal protocol (pw_pin_table_take_slot), which a remote
+     * releaser reads after its process-wide barrier. */
+    _Atomic(struct pw_pin_slot *) releasing;
 };
+
+/* How the owner takes a slot, chosen once by pw_pin_table_start before any
+ * table is made (so before the JNI table swap): true, with a plain store
+ * that a remote releaser's membarrier orders (base/barrier.h); false, where
+ * the kernel has no such barrier, with a compare-and-swap. */
+PW_HIDDEN extern bool pw_pin_table_asymmetric;
+
+/* At start, before any table is made, and only then (a table in use while
+ * the choice changes could release a pin twice): the asymmetric protocol
+ * when barrier is true and the kernel has the barrier.  Returns the choice. */
+PW_HIDDEN bool pw_pin_table_start(bool barrier);
 
 PW_HIDDEN bool pw_pin_table_init(struct pw_pin_table *tab);
 PW_HIDDEN void pw_pin_table_free(struct pw_pin_table *tab);
@@ -173,20 +189,47 @@ pw_pin_table_slot(struct pw_pin_table *tab, uintptr_t key)
     }
 }
 
-/* Owner only: removes the pin in slot s, whose key was read as key.  False
- * when another thread took it since (both released it at once: this release
- * is the second).  A compare-and-swap, not a store: with a plain store the
- * other thread's two swaps could both land between the owner's load and its
- * store, and both releases would count and reach the JVM.  Its cost on the
- * long[4] pair is in agent/HOW-IT-WORKS.md ("Exact under racing
- * releases").  Stores before it (the release ring) are seen by any thread
- * that sees the slot taken. */
+/* Owner only: a take that found the slot's key changed (a remote releaser
+ * has it, or had it): waits until that one is done.  Always false. */
+PW_HIDDEN bool pw_pin_table_taken_meanwhile(struct pw_pin_slot *s);
+
+/* Owner only: removes the pin in slot s of tab, whose key was read as key.
+ * False when another thread took it since (both released it at once: this
+ * release is the second).  Stores before it (the release ring) are seen by
+ * any thread that sees the slot taken.  Inline: it is the end of every
+ * release.
+ *
+ * With the barrier (pw_pin_table_asymmetric), no locked instruction: the
+ * owner says which slot it takes (releasing), loads the key and, when the
+ * pin is still there, stores TOMB; a remote releaser, which first swaps the
+ * key to BUSY, then runs the process-wide barrier and waits while the owner
+ * names the slot, so that exactly one of them takes the pin (why, in
+ * pin_table.c above take_remote).  Without it, a compare-and-swap (about
+ * 8 ns on the long[4] pair, agent/HOW-IT-WORKS.md "Exact under racing
+ * releases"): a plain store alone could land after both of the other
+ * thread's steps, and both releases would count and reach the JVM. */
 static inline bool
-pw_pin_table_take_slot(struct pw_pin_slot *s, uintptr_t key)
+pw_pin_table_take_slot(struct pw_pin_table *tab, struct pw_pin_slot *s, uintptr_t key)
 {
-    /* Only the owner reuses a TOMB slot: the fields stay readable. */
-    return atomic_compare_exchange_strong_explicit(&s->key, &key, PW_KEY_TOMB, memory_order_release,
-                                                   memory_order_relaxed);
+    if (PW_UNLIKELY(!pw_pin_table_asymmetric))
+        /* Only the owner reuses a TOMB slot: the fields stay readable. */
+        return atomic_compare_exchange_strong_explicit(&s->key, &key, PW_KEY_TOMB, memory_order_release,
+                                                       memory_order_relaxed);
+    atomic_store_explicit(&tab->releasing, s, memory_order_relaxed);
+    /* The compiler must keep the store before the load; the processor may
+     * swap them (x86's store buffer, aarch64), which the remote releaser's
+     * barrier undoes: it interrupts this thread either before the store or
+     * after the load, or makes a full barrier between them. */
+    atomic_signal_fence(memory_order_seq_cst);
+    if (PW_LIKELY(atomic_load_explicit(&s->key, memory_order_relaxed) == key)) {
+        /* Release: the ring entry and, for a remote releaser waiting on
+         * releasing, this store before the one below. */
+        atomic_store_explicit(&s->key, PW_KEY_TOMB, memory_order_release);
+        atomic_store_explicit(&tab->releasing, NULL, memory_order_release);
+        return true;
+    }
+    atomic_store_explicit(&tab->releasing, NULL, memory_order_release);
+    return pw_pin_table_taken_meanwhile(s);
 }
 
 /* Owner only: the info of one live pin with this key, not removed. */
@@ -200,7 +243,8 @@ PW_HIDDEN bool pw_pin_table_remove_remote(struct pw_pin_table *tab, uintptr_t ke
                                           struct pw_recent_release *note);
 
 /* Calls fn for every pin (the caller holds the lock or owns the table); a
- * pin for which fn returns true is removed. */
+ * pin for which fn returns true is removed, as the owner takes one: only the
+ * owner may pass such an fn. */
 typedef bool (*pw_pin_visit_fn)(uintptr_t key, const struct pw_pin_info *info, void *arg);
 PW_HIDDEN void pw_pin_table_visit(struct pw_pin_table *tab, pw_pin_visit_fn fn, void *arg);
 

@@ -72,6 +72,8 @@ bool
 pw_threads_init(void (*on_end)(struct pw_thread *t))
 {
     before_retire = on_end;
+    /* Before any table is made, as the choice requires. */
+    (void)pw_pin_table_start(true);
     int rc = pthread_key_create(&exit_key, thread_ended);
     if (rc != 0) {
         pw_log_error("pthread_key_create failed (error %d)", rc);

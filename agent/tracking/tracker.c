@@ -404,7 +404,7 @@ take_own(struct pw_thread *t, uintptr_t key)
     struct pw_pin_slot *s;
     while ((s = pw_pin_table_slot(&t->pins.table, key)) != NULL) {
         note_release(t, key, s->info.site);
-        if (pw_pin_table_take_slot(s, key))
+        if (pw_pin_table_take_slot(&t->pins.table, s, key))
             return s;
         /* Another thread took that one meanwhile; look for the next. */
     }
@@ -542,7 +542,7 @@ pw_track_release_own(struct pw_thread *t, uint32_t fn, const void *ptr, jint mod
         return false;
     const struct pw_pin_info *info = &slot->info;
     note_release(t, key, info->site);
-    if (PW_UNLIKELY(!pw_pin_table_take_slot(slot, key)))
+    if (PW_UNLIKELY(!pw_pin_table_take_slot(&t->pins.table, slot, key)))
         return false; /* another thread released it meanwhile: pw_track_release says so */
     /* The owner's own record (only the owner reuses the slot, so it stays
      * readable): its counters' pointer is this thread's. */
