@@ -697,6 +697,9 @@ STACK_ARGS = [
     ('mixInstance', '(JDJDJDJDJDJDJDJDJD[BDI)J', 'GetByteArrayElements', 1103, None),
     ('leakStack', '(IIIIIIIFFFFFFFFF[IJ)D', 'GetIntArrayElements', 13, (4, 283)),
     ('tailGet', '(IIIIIIII[J)J', 'GetLongArrayElements', 11, (8, 293)),
+    # 141 levels, one call from main: the levels past the shadow stack's depth are not
+    # tracked frame by frame, and their pins go to the deepest tracked level: this row.
+    ('deep', '(IJJJJJJJ[ID)J', 'GetIntArrayElements', 141, None),
 ]
 
 
@@ -708,7 +711,8 @@ def case_stack_args(ctx):
     charged to the method and named as its own call site."""
     run = ctx.run_java('StackArgs')
     got = [l for l in run.stdout.splitlines() if l.startswith('STACKARGS ')]
-    want = ['STACKARGS %s calls=%d wrong=0' % (m, calls) for m, _, _, calls, _ in STACK_ARGS]
+    want = ['STACKARGS %s calls=%d wrong=0' % (m, 1 if m == 'deep' else calls)
+            for m, _, _, calls, _ in STACK_ARGS]
     expect(got == want, 'fixture results: expected\n    %s\n  got\n    %s', '\n    '.join(want),
            '\n    '.join(got))
     _, last = load_report(ctx.report_path())
