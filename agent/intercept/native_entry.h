@@ -23,10 +23,15 @@ void pw_jni_guard_hit(uint32_t slot, void *call) __attribute__((visibility("hidd
  * entry makes pw_native_exit the method's return address. */
 void pw_native_entry(void) __attribute__((visibility("hidden")));
 void pw_native_exit(void) __attribute__((visibility("hidden")));
-/* The same for a method whose arguments all travel in registers: the
+/* Call mode, for a method whose signature was known at its binding: the
  * native function is called, not jumped to, and returns to
- * pw_native_return, which keeps the processor's return prediction intact. */
+ * pw_native_return, which keeps the processor's return prediction intact.
+ * pw_native_entry_call_stack is the entry of a method with arguments on
+ * the stack (struct pw_method's stack_words): on x86-64 it copies them
+ * below the return address its call pushes; on aarch64, where a call
+ * leaves the stack alone, it is pw_native_entry_call itself. */
 void pw_native_entry_call(void) __attribute__((visibility("hidden")));
+void pw_native_entry_call_stack(void) __attribute__((visibility("hidden")));
 void pw_native_return(void) __attribute__((visibility("hidden")));
 
 /* Hands the entries and exit stubs to the layers below, which must not

@@ -10,9 +10,10 @@
  *
  * A call does not move sp on aarch64 (the return address goes to x30),
  * so the call-mode entry works for every signature, stack arguments
- * included: methods.c uses it for every method whose signature it knows,
- * and the swap-mode entry for the others (bound in the primordial phase),
- * as on x86-64.  In call mode the JVM's return address is kept in the
+ * included, with nothing to copy: methods.c uses it for every method whose
+ * signature it knows, and the swap-mode entry for the others (bound in the
+ * primordial phase), as on x86-64.  pw_native_entry_call_stack, which on
+ * x86-64 copies stack arguments, is the same entry here.  In call mode the JVM's return address is kept in the
  * shadow frame (PW_F_RET) across the call. */
 
 #include "intercept/asm_macros_aarch64.h"
@@ -169,6 +170,10 @@ pw_native_return:
     br      x16
     .cfi_endproc
     .size   pw_native_entry_call, . - pw_native_entry_call
+
+    .globl  pw_native_entry_call_stack
+    .hidden pw_native_entry_call_stack
+    .set    pw_native_entry_call_stack, pw_native_entry_call
 
     GNU_PROPERTY_NOTE
     .section .note.GNU-stack, "", %progbits

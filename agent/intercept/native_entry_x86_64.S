@@ -3,9 +3,12 @@
  *
  * NativeMethodBind gives each native method a thunk (methods.c) that loads
  * its struct pw_method into r11 and jumps here.  The entry pushes a frame on
- * the thread's shadow stack, puts pw_native_exit in place of the return
- * address and jumps to the real function with every argument register and
- * the stack untouched.  A JNI Get then finds the Java method it works for in
+ * the thread's shadow stack and calls the real function (call mode, the
+ * entries at the end of this file), or, for a method whose signature was
+ * not known at its binding or whose stack arguments are too many to copy,
+ * puts pw_native_exit in place of the return address and jumps to the real
+ * function with every argument register and the stack untouched (swap
+ * mode, pw_native_entry).  A JNI Get then finds the Java method it works for in
  * one load from thread-local memory, however deep in C helpers it is made.
  *
  * Only rax, r10 and r11 are used: none of them carries an argument of a
@@ -121,11 +124,42 @@ pw_native_exit:
     .cfi_endproc
     .size   pw_native_exit, . - pw_native_exit
 
+/* Pushes the shadow frame of a call-mode entry for method r11 on thread
+ * rax: serial, live and locals 0, and no return address (it stays on the
+ * stack, where CFI finds it).  To \too_deep, rax and r11 kept, when the
+ * shadow stack is full; otherwise leaves r11 and uses rax and r10, which
+ * carry nothing into a non-variadic function. */
+    .macro PUSH_CALL_FRAME too_deep
+    movl    PW_T_DEPTH(%rax), %r10d
+    cmpl    $PW_MAX_DEPTH, %r10d
+    jae     \too_deep
+    addl    $1, PW_T_DEPTH(%rax)
+    addl    $1, PW_T_SERIAL(%rax)
+    shlq    $PW_FRAME_SHIFT, %r10
+    leaq    PW_T_FRAMES(%rax,%r10), %r10
+    movl    PW_T_SERIAL(%rax), %eax
+    /* serial and live = 0 in one store; locals 0, as in pw_native_entry. */
+    movq    %rax, PW_F_SERIAL(%r10)
+    movq    %r11, PW_F_METHOD(%r10)
+    movq    $0, PW_F_RET(%r10)
+    movq    $0, PW_F_LOCALS(%r10)
+    .endm
+
+/* Bytes the call-mode entries reserve below their return address: at
+ * entry rsp = 8 mod 16, and an odd count of words makes it 0 for the call.
+ * One size for every method keeps the CFI static, and one call
+ * instruction (so one return address, pw_native_return) serves both
+ * entries. */
+#define CALL_RESERVE (PW_CALL_STACK_WORDS * 8)
+#if PW_CALL_STACK_WORDS % 2 != 1
+#error "PW_CALL_STACK_WORDS must be odd for the call to be 16-byte aligned"
+#endif
+
     /* Call mode: the native function is called, so its ret comes back here
      * as the processor predicted, and our ret goes to the JVM as predicted
      * too (a swapped return address costs a misprediction on every native
-     * call).  Only for methods whose arguments all travel in registers: a
-     * call moves the stack by a word, which would shift stack arguments. */
+     * call).  This entry is for methods whose arguments all travel in
+     * registers; pw_native_entry_call_stack, below, for the others. */
     .globl  pw_native_entry_call
     .hidden pw_native_entry_call
     .type   pw_native_entry_call, @function
@@ -138,28 +172,16 @@ pw_native_entry_call:
     /* First native call on this thread: the swap-mode entry makes the
      * thread's state, once. */
     jz      pw_native_entry
-    movl    PW_T_DEPTH(%rax), %r10d
-    cmpl    $PW_MAX_DEPTH, %r10d
-    jae     .Lc_too_deep
-    addl    $1, PW_T_DEPTH(%rax)
-    addl    $1, PW_T_SERIAL(%rax)
-    shlq    $PW_FRAME_SHIFT, %r10
-    leaq    PW_T_FRAMES(%rax,%r10), %r10
-    /* rax carries nothing into a non-variadic function: free to use. */
-    movl    PW_T_SERIAL(%rax), %eax
-    /* serial and live = 0 in one store; locals 0, as in pw_native_entry. */
-    movq    %rax, PW_F_SERIAL(%r10)
-    movq    %r11, PW_F_METHOD(%r10)
-    movq    $0, PW_F_RET(%r10)
-    movq    $0, PW_F_LOCALS(%r10)
-    subq    $8, %rsp
-    .cfi_adjust_cfa_offset 8
+    PUSH_CALL_FRAME .Lc_too_deep
+    subq    $CALL_RESERVE, %rsp
+    .cfi_adjust_cfa_offset CALL_RESERVE
+.Lc_call:
     callq   *PW_M_ORIG(%r11)
     .globl  pw_native_return
     .hidden pw_native_return
 pw_native_return:
-    addq    $8, %rsp
-    .cfi_adjust_cfa_offset -8
+    addq    $CALL_RESERVE, %rsp
+    .cfi_adjust_cfa_offset -CALL_RESERVE
     POP_FRAME
     jne     .Lc_leaked
     ret
@@ -177,7 +199,44 @@ pw_native_return:
 .Lc_too_deep:
     addl    $1, PW_T_TOO_DEEP(%rax)
     jmpq    *PW_M_ORIG(%r11)
-    .cfi_endproc
     .size   pw_native_entry_call, . - pw_native_entry_call
+
+    /* Call mode for a method whose arguments take PW_M_STACK_WORDS words
+     * of stack (1 to PW_CALL_STACK_WORDS; methods.c chooses).  The native
+     * function must find them just above the return address the call
+     * pushes, so they are copied from above the JVM's return address into
+     * the reserve, first word lowest, and the call is the one above: the
+     * native returns to pw_native_return, and the frame is the same for
+     * unwinders.  The copies are the native's own (it may write to its
+     * stack arguments); the JVM's stay as they were. */
+    .globl  pw_native_entry_call_stack
+    .hidden pw_native_entry_call_stack
+    .type   pw_native_entry_call_stack, @function
+    .p2align 4
+pw_native_entry_call_stack:
+    movq    pw_tls_self@gottpoff(%rip), %rax
+    movq    %fs:(%rax), %rax
+    testq   %rax, %rax
+    jz      pw_native_entry
+    PUSH_CALL_FRAME .Ls_too_deep
+    movl    PW_M_STACK_WORDS(%r11), %r10d
+    subq    $CALL_RESERVE, %rsp
+    .cfi_adjust_cfa_offset CALL_RESERVE
+    /* r10 counts down from the number of words: word r10 - 1 goes from
+     * the caller's rsp + 8 * r10 (above our return address) to the
+     * call's rsp + 8 * (r10 - 1). */
+1:  movq    CALL_RESERVE(%rsp,%r10,8), %rax
+    movq    %rax, -8(%rsp,%r10,8)
+    subl    $1, %r10d
+    jnz     1b
+    jmp     .Lc_call
+    .cfi_adjust_cfa_offset -CALL_RESERVE
+
+.Ls_too_deep:
+    /* Untracked, with the stack as the JVM left it: jumped to. */
+    addl    $1, PW_T_TOO_DEEP(%rax)
+    jmpq    *PW_M_ORIG(%r11)
+    .cfi_endproc
+    .size   pw_native_entry_call_stack, . - pw_native_entry_call_stack
 
     .section .note.GNU-stack, "", @progbits

@@ -25,6 +25,17 @@
 /* A frame is 1 << PW_FRAME_SHIFT bytes: the entry indexes frames by shift. */
 #define PW_FRAME_SHIFT 5
 #define PW_M_ORIG 32
+/* struct pw_method's stack_words: the 8-byte words of stack its arguments
+ * take, which the x86-64 call-mode entry copies below its own return
+ * address (native_entry_x86_64.S). */
+#define PW_M_STACK_WORDS 40
+/* The most stack words that entry copies.  It always reserves this many
+ * words (an odd count: the call then finds rsp 16-byte aligned), so that
+ * its frame has one size and the CFI stays static; a method whose
+ * arguments take more keeps the swap-mode entry.  31 words are 37 integer
+ * or 39 floating arguments, more than JNI libraries pass in practice;
+ * the 248 bytes are stack the JVM's shadow zone has to spare. */
+#define PW_CALL_STACK_WORDS 31
 
 #ifndef __ASSEMBLER__
 #include <stdbool.h>

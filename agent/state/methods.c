@@ -14,6 +14,8 @@
 #include <sys/mman.h>
 
 _Static_assert(offsetof(struct pw_method, orig) == PW_M_ORIG, "native_entry.S reads orig here");
+_Static_assert(offsetof(struct pw_method, stack_words) == PW_M_STACK_WORDS,
+               "native_entry.S reads stack_words here");
 
 struct pw_method pw_method_native_thread = {.name = "<native thread>", .signature = ""};
 
@@ -37,13 +39,52 @@ static size_t by_binding_cap, by_binding_count;
 
 /* The intercept layer's entries (pw_methods_set_entries): a thunk jumps to
  * one of them.  Until they are set no thunk is made. */
-static void *entry_jump, *entry_call;
+static void *entry_jump, *entry_call, *entry_call_stack;
 
 void
-pw_methods_set_entries(void *jump, void *call)
+pw_methods_set_entries(void *jump, void *call, void *call_stack)
 {
     entry_jump = jump;
     entry_call = call;
+    entry_call_stack = call_stack;
+}
+
+/* How many 8-byte stack words the arguments of a native method with this
+ * JNI signature take, counting the JNIEnv and the class or receiver:
+ * what is left once int_regs integer and vector_regs vector registers are
+ * taken, every argument on the stack one word (x86-64 SysV rounds each
+ * to an eightbyte; AAPCS64 on Linux rounds each to 8 bytes, unlike
+ * Apple's, which packs them).  -1 for no signature (the primordial phase)
+ * or a malformed one. */
+static int
+signature_stack_words(const char *sig, int int_regs, int vector_regs)
+{
+    if (sig == NULL || sig[0] != '(')
+        return -1;
+    int ints = 2, floats = 0;
+    for (const char *p = sig + 1; *p != ')'; p++) {
+        switch (*p) {
+        case 'F':
+        case 'D': floats++; break;
+        case '[':
+            while (*p == '[')
+                p++;
+            if (*p == 'L')
+                while (*p != ';' && *p != '\0')
+                    p++;
+            ints++;
+            break;
+        case 'L':
+            while (*p != ';' && *p != '\0')
+                p++;
+            ints++;
+            break;
+        default: ints++; break;
+        }
+        if (*p == '\0')
+            return -1;
+    }
+    return (ints > int_regs ? ints - int_regs : 0) + (floats > vector_regs ? floats - vector_regs : 0);
 }
 
 #define BINDING_HASH_SHIFT 20
@@ -132,48 +173,28 @@ method_alloc(void)
 }
 
 #if defined(__x86_64__)
-/* Whether every argument of a native method with this JNI signature travels
- * in a register (x86-64 SysV: six integer, eight vector), counting the
- * JNIEnv and the class or receiver.  Only then may the entry call the
- * native function instead of jumping to it. */
-static bool
-registers_only(const char *sig)
+/* The entry for a method with this signature.  A call moves the stack by a
+ * word, so the call-mode entry for a method with stack arguments copies
+ * them below the return address it pushes (m->stack_words of them).  Swap
+ * mode is left for signatures unknown at bind time and for methods whose
+ * stack arguments are more than the copy's fixed reserve holds. */
+static void *
+choose_entry(struct pw_method *m, const char *sig)
 {
-    if (sig == NULL || sig[0] != '(')
-        return false;
-    int ints = 2, floats = 0;
-    for (const char *p = sig + 1; *p != ')' && *p != '\0'; p++) {
-        switch (*p) {
-        case 'F':
-        case 'D': floats++; break;
-        case '[':
-            while (*p == '[')
-                p++;
-            if (*p == 'L')
-                while (*p != ';' && *p != '\0')
-                    p++;
-            ints++;
-            break;
-        case 'L':
-            while (*p != ';' && *p != '\0')
-                p++;
-            ints++;
-            break;
-        default: ints++; break;
-        }
-        if (*p == '\0')
-            return false;
-    }
-    return ints <= 6 && floats <= 8;
+    int words = signature_stack_words(sig, 6, 8);
+    if (words < 0 || words > PW_CALL_STACK_WORDS)
+        return entry_jump;
+    m->stack_words = (uint32_t)words;
+    return words == 0 ? entry_call : entry_call_stack;
 }
 
 /* movabs $m, %r11; jmp *0(%rip); .quad ENTRY */
 static void
-write_thunk(struct pw_method *m, bool call_mode)
+write_thunk(struct pw_method *m, void *to)
 {
     uint8_t *p = m->code;
     uint64_t self = (uint64_t)(uintptr_t)m;
-    uint64_t entry = (uint64_t)(uintptr_t)(call_mode ? entry_call : entry_jump);
+    uint64_t entry = (uint64_t)(uintptr_t)to;
     *p++ = 0x49;
     *p++ = 0xBB;
     memcpy(p, &self, 8);
@@ -186,20 +207,22 @@ write_thunk(struct pw_method *m, bool call_mode)
 }
 #elif defined(__aarch64__)
 /* A call leaves sp where it was on aarch64 (the return address goes to
- * x30), so the call-mode entry keeps stack arguments in place too: every
- * method whose signature is known is called.  Without one (the primordial
- * phase) the general entry is used, as on x86-64. */
-static bool
-registers_only(const char *sig)
+ * x30), so the call-mode entry keeps stack arguments in place and copies
+ * nothing: every method whose signature is known is called, whatever its
+ * stack words (8 integer and 8 vector registers, AAPCS64).  Without one
+ * (the primordial phase) the general entry is used, as on x86-64. */
+static void *
+choose_entry(struct pw_method *m, const char *sig)
 {
-    return sig != NULL && sig[0] == '(';
+    (void)m;
+    return signature_stack_words(sig, 8, 8) < 0 ? entry_jump : entry_call;
 }
 
 /* ldr x17, 16f; ldr x16, 24f; br x16; brk #0; 16: .quad m; 24: .quad ENTRY.
  * x17 (IP1) carries the method, x16 (IP0) the branch: both are free at a
  * call, and a branch through x16 is what a "bti c" landing pad accepts. */
 static void
-write_thunk(struct pw_method *m, bool call_mode)
+write_thunk(struct pw_method *m, void *to)
 {
     _Static_assert(sizeof(m->code) >= 32, "the aarch64 thunk is 32 bytes");
     const uint32_t insn[4] = {
@@ -209,7 +232,7 @@ write_thunk(struct pw_method *m, bool call_mode)
         0xD4200000u,                   /* brk #0: never reached */
     };
     uint64_t self = (uint64_t)(uintptr_t)m;
-    uint64_t entry = (uint64_t)(uintptr_t)(call_mode ? entry_call : entry_jump);
+    uint64_t entry = (uint64_t)(uintptr_t)to;
     memcpy(m->code, insn, sizeof(insn));
     memcpy(m->code + 16, &self, 8);
     memcpy(m->code + 24, &entry, 8);
@@ -282,7 +305,8 @@ thunk_for(jmethodID method, void *address, const char *signature)
     }
     m->orig = address;
     m->id = method;
-    write_thunk(m, registers_only(signature));
+    m->stack_words = 0;
+    write_thunk(m, choose_entry(m, signature));
     if (!binding_add(m)) {
         thunks_disabled = true;
         return NULL;

@@ -13,6 +13,10 @@
 struct pw_method {
     uint8_t code[32]; /* the thunk: r11 (x17 on aarch64) = this; jump to the entry */
     void *orig;       /* PW_M_ORIG: the function the JVM wanted to call */
+    /* PW_M_STACK_WORDS: 8-byte stack words of its arguments that the
+     * entry copies for the call (x86-64 call mode); set before the thunk
+     * is handed to the JVM, never changed. */
+    uint32_t stack_words;
     jmethodID id;
     /* "pkg.Outer$Inner.name" and "(J[J)[J": set once, when the JVM can
      * name the method (start or live phase); read by reports. */
@@ -25,9 +29,11 @@ struct pw_method {
 /* Charged with pins taken on threads that are in no Java native method. */
 PW_HIDDEN extern struct pw_method pw_method_native_thread;
 
-/* Where thunks jump: the general entry, and the one for methods whose
- * arguments all travel in registers (intercept/native_entry.h). */
-PW_HIDDEN void pw_methods_set_entries(void *jump, void *call);
+/* Where thunks jump (intercept/native_entry.h): the general entry (swap
+ * mode), the one for methods whose arguments all travel in registers, and
+ * the one for methods with stack_words of arguments on the stack (both
+ * call mode). */
+PW_HIDDEN void pw_methods_set_entries(void *jump, void *call, void *call_stack);
 
 /* The address to symbolise for a call whose return address is ret, made
  * inside m: ret itself (looking up ret - 1 names the caller), or, when the

@@ -689,6 +689,52 @@ def case_release_race(ctx):
           % (RACE_ROUNDS, losers or 'one call site'))
 
 
+# StackArgs.main: (method, JNI signature, function, calls, element size and length
+# leaked per call or None when every pin is released).  The signatures put
+# arguments on the stack on x86-64 and aarch64 alike (pwstackargs.c says which).
+STACK_ARGS = [
+    ('mixStatic', '(IFJDBFSDCFZDLjava/lang/String;FJDIF[ID)J', 'GetPrimitiveArrayCritical', 1201, None),
+    ('mixInstance', '(JDJDJDJDJDJDJDJDJD[BDI)J', 'GetByteArrayElements', 1103, None),
+    ('leakStack', '(IIIIIIIFFFFFFFFF[IJ)D', 'GetIntArrayElements', 13, (4, 283)),
+    ('tailGet', '(IIIIIIII[J)J', 'GetLongArrayElements', 11, (8, 293)),
+    # 141 levels, one call from main: the levels past the shadow stack's depth are not
+    # tracked frame by frame, and their pins go to the deepest tracked level: this row.
+    ('deep', '(IJJJJJJJ[ID)J', 'GetIntArrayElements', 141, None),
+]
+
+
+def case_stack_args(ctx):
+    """Native methods with stack arguments, entered in call mode: every
+    argument reaches them (the fixture checks their checksums), pins of an
+    array passed on the stack are counted, a pin leaked at return is handed
+    over with the result intact, and a Get made as the method's tail call is
+    charged to the method and named as its own call site."""
+    run = ctx.run_java('StackArgs')
+    got = [l for l in run.stdout.splitlines() if l.startswith('STACKARGS ')]
+    want = ['STACKARGS %s calls=%d wrong=0' % (m, 1 if m == 'deep' else calls)
+            for m, _, _, calls, _ in STACK_ARGS]
+    expect(got == want, 'fixture results: expected\n    %s\n  got\n    %s', '\n    '.join(want),
+           '\n    '.join(got))
+    _, last = load_report(ctx.report_path())
+    rows = sorted((r['method'], r['function']) for r in last['rows']
+                  if r.get('method', '').startswith(FIXTURE_PKG + 'StackArgs.'))
+    expect(rows == sorted((FIXTURE_PKG + 'StackArgs.' + m, f) for m, _, f, _, _ in STACK_ARGS),
+           'StackArgs rows: got %s', rows)
+    for method, sig, function, calls, leak in STACK_ARGS:
+        if leak is None:
+            expect_row(last, 'StackArgs.' + method, function, sig, acquired=calls, released=calls,
+                       live=0, live_bytes=0, leaked=0)
+            continue
+        size, length = leak
+        row = expect_row(last, 'StackArgs.' + method, function, sig, acquired=calls, released=0,
+                         live=calls, live_bytes=calls * size * length, leaked=calls)
+        site = expect_one_site(ctx, row, fixture_symbol('StackArgs', method), calls)
+        if method == 'tailGet':
+            expect(site['frames'][0].get('tail_call') is True,
+                   "tailGet: the Get is the method's tail call (its return address the entry's "
+                   "return label), yet frames[0] is %s", json.dumps(site['frames'][0]))
+
+
 # The cases of this area: name, meson timeout in seconds (each JVM run also has its
 # own 120 s limit), and whether it runs alone (timings on a 2-core box stay sane).
 CASES = {
@@ -709,4 +755,5 @@ CASES = {
     'virtual-threads': Case(case_virtual_threads, 150),
     'double-release-safe': Case(case_double_release_safe, 150),
     'release-race': Case(case_release_race, 150),
+    'stack-args': Case(case_stack_args, 150),
 }
