@@ -4,6 +4,7 @@
 #include "tracking/findings.h"
 #include "intercept/hook.h"
 #include "intercept/jni_guard.h"
+#include "jvm/array_layout.h"
 #include "jvm/jni_table.h"
 #include "intercept/jvm_calls.h"
 #include "intercept/native_entry.h"
@@ -510,11 +511,28 @@ critical_other(JNIEnv *env, jarray array, jboolean *is_copy, void *ret)
     return p;
 }
 
+/* A critical Get's array whose elements were not where the learned layout
+ * puts them (the layout held for the arrays it was learned from, so this
+ * should not happen): the region is open, so the JVM cannot be asked, and
+ * the header just proved not to be this array's.  The pin is recorded with
+ * size 0, as one taken inside another critical region is (its count, site
+ * and release stay exact), and the layout is forgotten, so that every
+ * later Get asks the JVM before its region opens instead. */
+static __attribute__((noinline, cold)) int32_t
+critical_unsized(void)
+{
+    pw_array_layout_forget();
+    return 0;
+}
+
 /* The common critical, as the elements Get does it: inside a native method,
- * outside any other critical region, at a site whose element size is known
- * and whose array's length the thread remembers.  Every test is made before
- * the region opens, and nothing but the JVM's call comes between them and
- * the record, which makes no JNI call (none is allowed inside). */
+ * outside any other critical region, at a site whose element size is known.
+ * The array's length is the length cache's when it holds the array (an
+ * argument); otherwise, with the layout learned at start, it is read from
+ * the array's header once the JVM has handed out its elements (the array
+ * cannot move inside the region).  Every test is made before the region
+ * opens, and nothing but the JVM's call comes between them and the record,
+ * which makes no JNI call (none is allowed inside). */
 static void *JNICALL
 hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
 {
@@ -524,19 +542,27 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
         return critical_other(env, array, is_copy, ret);
     struct pw_frame *f = &t->frames[t->depth - 1];
     const struct pw_site_ref *at = pw_track_critical_ready(t, f, PW_FN_ARRAY_CRITICAL, ret);
-    if (PW_UNLIKELY(at == NULL || t->length_cache.serial != f->serial || t->length_cache.array != array))
+    if (PW_UNLIKELY(at == NULL))
         return critical_other(env, array, is_copy, ret);
     unsigned elem = atomic_load_explicit(&pw_site_get_interned(at->site)->elem_size, memory_order_relaxed);
     if (PW_UNLIKELY(elem == 0))
         return critical_other(env, array, is_copy, ret);
-    uint64_t size = (uint64_t)t->length_cache.length * elem;
+    int32_t len = -1;
+    uint32_t layout = 0;
+    if (PW_LIKELY(t->length_cache.serial == f->serial && t->length_cache.array == array))
+        len = t->length_cache.length;
+    else if (PW_UNLIKELY((layout = atomic_load_explicit(&pw_array_layout[elem], memory_order_relaxed)) == 0))
+        return critical_other(env, array, is_copy, ret);
     void *p = pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
     if (PW_LIKELY(p != NULL)) {
         t->critical++;
         region_opened(env, t);
         t->critical_site = at->site;
-        if (PW_LIKELY(PW_KEY_IS_PIN((uintptr_t)p)))
-            pw_track_critical_commit(t, f, at, p, size, array);
+        if (PW_LIKELY(PW_KEY_IS_PIN((uintptr_t)p))) {
+            if (len < 0 && PW_UNLIKELY((len = pw_array_length_at(array, p, layout)) < 0))
+                len = critical_unsized();
+            pw_track_critical_commit(t, f, at, p, (uint64_t)len * elem, array);
+        }
     }
     return p;
 }
