@@ -87,6 +87,9 @@ def case_critical_sizes(ctx):
             # generational one colours heap fields only; the older one's
             # colours are address bits its views map): validated per Get.
             ('zgc', ['-XX:+UseZGC'], plain)]
+    if feature == 21:
+        # JDK 21's ZGC is the older one unless asked; 23 on is generational.
+        runs.append(('zgc-generational', ['-XX:+UseZGC', '-XX:+ZGenerational'], plain))
     if feature < 25:
         runs.append(('no-compressed-class-pointers', ['-XX:-UseCompressedClassPointers'], (16, (24, 24, 24, 24))))
     else:
