@@ -525,12 +525,40 @@ critical_unsized(void)
     return 0;
 }
 
+/* The common critical of an array the length cache does not hold (one the
+ * invocation fetched itself, as lz4-java, snappy-java and JNA do), at a
+ * site whose element size is known, with the layout learned at start: the
+ * length is read from the array's header once the JVM has handed out its
+ * elements (the array cannot move inside the region), with no JNI call
+ * between the Get and the record.  Out of line, so that the cached case
+ * keeps no more than before across its JVM call (one instruction more a
+ * pair, for the tests in the other order).  Returns p, so that the hook
+ * jumps here. */
+static __attribute__((noinline)) void *
+critical_fresh(JNIEnv *env, jarray array, jboolean *is_copy, const struct pw_site_ref *at, unsigned elem,
+               uint32_t layout)
+{
+    struct pw_thread *t = pw_tls_self;
+    struct pw_frame *f = &t->frames[t->depth - 1];
+    void *p = pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
+    if (PW_LIKELY(p != NULL)) {
+        t->critical++;
+        region_opened(env, t);
+        t->critical_site = at->site;
+        if (PW_LIKELY(PW_KEY_IS_PIN((uintptr_t)p))) {
+            int32_t len = pw_array_length_at(array, p, layout);
+            if (PW_UNLIKELY(len < 0))
+                len = critical_unsized();
+            pw_track_critical_commit(t, f, at, p, (uint64_t)len * elem, array);
+        }
+    }
+    return p;
+}
+
 /* The common critical, as the elements Get does it: inside a native method,
- * outside any other critical region, at a site whose element size is known.
- * The array's length is the length cache's when it holds the array (an
- * argument); otherwise, with the layout learned at start, it is read from
- * the array's header once the JVM has handed out its elements (the array
- * cannot move inside the region).  Every test is made before the region
+ * outside any other critical region, at a site whose element size is known
+ * and whose array's length the thread remembers (critical_fresh when it
+ * does not but the layout is known).  Every test is made before the region
  * opens, and nothing but the JVM's call comes between them and the record,
  * which makes no JNI call (none is allowed inside). */
 static void *JNICALL
@@ -547,22 +575,21 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
     unsigned elem = atomic_load_explicit(&pw_site_get_interned(at->site)->elem_size, memory_order_relaxed);
     if (PW_UNLIKELY(elem == 0))
         return critical_other(env, array, is_copy, ret);
-    int32_t len = -1;
-    uint32_t layout = 0;
-    if (PW_LIKELY(t->length_cache.serial == f->serial && t->length_cache.array == array))
-        len = t->length_cache.length;
-    else if (PW_UNLIKELY((layout = atomic_load_explicit(&pw_array_layout[elem], memory_order_relaxed)) == 0))
+    if (PW_UNLIKELY(t->length_cache.serial != f->serial || t->length_cache.array != array)) {
+        /* elem is 1, 2, 4 or 8 here. */
+        uint32_t layout = atomic_load_explicit(&pw_array_layout[elem], memory_order_relaxed);
+        if (PW_LIKELY(layout != 0))
+            return critical_fresh(env, array, is_copy, at, elem, layout);
         return critical_other(env, array, is_copy, ret);
+    }
+    uint64_t size = (uint64_t)t->length_cache.length * elem;
     void *p = pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
     if (PW_LIKELY(p != NULL)) {
         t->critical++;
         region_opened(env, t);
         t->critical_site = at->site;
-        if (PW_LIKELY(PW_KEY_IS_PIN((uintptr_t)p))) {
-            if (len < 0 && PW_UNLIKELY((len = pw_array_length_at(array, p, layout)) < 0))
-                len = critical_unsized();
-            pw_track_critical_commit(t, f, at, p, (uint64_t)len * elem, array);
-        }
+        if (PW_LIKELY(PW_KEY_IS_PIN((uintptr_t)p)))
+            pw_track_critical_commit(t, f, at, p, size, array);
     }
     return p;
 }
