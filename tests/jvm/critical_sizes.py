@@ -81,17 +81,21 @@ def case_critical_sizes(ctx):
     checked = '-Xcheck:jni' in ctx.env.get('JAVA_TOOL_OPTIONS', '')
     feature = _java_feature(ctx)
     plain = (12, (16, 16, 16, 16))
+    # Without compressed class pointers (which ZGC cannot have before JDK 15).
+    wide = (16, (24, 24, 24, 24))
     runs = [('default', [], plain),
             ('checkjni', ['-Xcheck:jni'], None),
             # Neither ZGC keeps coloured pointers in a JNI handle's slot (the
             # generational one colours heap fields only; the older one's
             # colours are address bits its views map): validated per Get.
-            ('zgc', ['-XX:+UseZGC'], plain)]
+            # An experimental option before JDK 15.
+            ('zgc', (['-XX:+UnlockExperimentalVMOptions'] if feature < 15 else []) + ['-XX:+UseZGC'],
+             wide if feature < 15 else plain)]
     if feature == 21:
         # JDK 21's ZGC is the older one unless asked; 23 on is generational.
         runs.append(('zgc-generational', ['-XX:+UseZGC', '-XX:+ZGenerational'], plain))
     if feature < 25:
-        runs.append(('no-compressed-class-pointers', ['-XX:-UseCompressedClassPointers'], (16, (24, 24, 24, 24))))
+        runs.append(('no-compressed-class-pointers', ['-XX:-UseCompressedClassPointers'], wide))
     else:
         runs.append(('compact-headers', ['-XX:+UseCompactObjectHeaders'], (8, (12, 12, 12, 16))))
     for label, flags, layout in runs:
