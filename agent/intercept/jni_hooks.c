@@ -501,8 +501,15 @@ critical_other(JNIEnv *env, jarray array, jboolean *is_copy, void *ret)
         }
         size = array_bytes(env, t, array, elem);
     }
+    bool nested = t->critical != 0;
     void *p = pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
     if (p != NULL) {
+        /* Inside another region the JVM could not be asked: the header
+         * tells the type and length where the layout allows it. */
+        int32_t len;
+        unsigned elem_here;
+        if (nested && array != NULL && (elem_here = pw_array_elem_at(array, p, &len)) != 0)
+            size = (uint64_t)len * elem_here;
         t->critical++;
         region_opened(env, t);
         t->critical_site = site;

@@ -6,6 +6,9 @@
 #include <stdbool.h>
 
 _Atomic uint32_t pw_array_layout[9];
+_Atomic uint32_t pw_array_class_at;
+uint64_t pw_array_classes[8];
+const uint8_t pw_array_class_elem[8] = {1, 1, 2, 2, 4, 8, 4, 8};
 
 static atomic_bool learned_once;
 
@@ -111,6 +114,64 @@ probe_all(JNIEnv *env, uint32_t words[9])
     return NULL;
 }
 
+static jarray
+new_typed(JNIEnv *env, int type)
+{
+    switch (type) {
+    case 0: return pw_jni.NewBooleanArray(env, 3);
+    case 1: return pw_jni.NewByteArray(env, 3);
+    case 2: return pw_jni.NewCharArray(env, 3);
+    case 3: return pw_jni.NewShortArray(env, 3);
+    case 4: return pw_jni.NewIntArray(env, 3);
+    case 5: return pw_jni.NewLongArray(env, 3);
+    case 6: return pw_jni.NewFloatArray(env, 3);
+    default: return pw_jni.NewDoubleArray(env, 3);
+    }
+}
+
+/* The class word of an array of each primitive type (boolean, byte, char,
+ * short, int, long, float, double: pw_array_class_elem's order), where the
+ * header keeps one of its own between the mark word and the length (not
+ * with compact headers, which keep the class in the mark word among bits
+ * that change): width bytes at 8.  Two arrays of each type must agree and
+ * the eight types differ.  NULL, or why not. */
+static const char *
+probe_classes(JNIEnv *env, const uint32_t words[9], unsigned width, uint64_t classes[8])
+{
+    for (int type = 0; type < 8; type++) {
+        uint32_t lw = words[pw_array_class_elem[type]];
+        for (int k = 0; k < 2; k++) {
+            jarray a = new_typed(env, type);
+            if (a == NULL) {
+                pw_jni.ExceptionClear(env);
+                return "no array could be made";
+            }
+            void *p = pw_jni.GetPrimitiveArrayCritical(env, a, NULL);
+            if (p == NULL) {
+                pw_jni.ExceptionClear(env);
+                pw_jni.DeleteLocalRef(env, a);
+                return "GetPrimitiveArrayCritical returned NULL";
+            }
+            uintptr_t oop = *(const volatile uintptr_t *)((uintptr_t)a & ~PW_JNI_HANDLE_TAGS);
+            bool here = oop + (lw & 0xff) == (uintptr_t)p;
+            uint64_t word = !here        ? 0
+                            : width == 4 ? *(const volatile uint32_t *)(oop + 8)
+                                         : *(const volatile uint64_t *)(oop + 8);
+            pw_jni.ReleasePrimitiveArrayCritical(env, a, p, JNI_ABORT);
+            pw_jni.DeleteLocalRef(env, a);
+            if (!here)
+                return "an array's elements were not where the layout puts them";
+            if (word == 0 || (k == 1 && word != classes[type]))
+                return "two arrays of one type have different class words";
+            classes[type] = word;
+        }
+        for (int other = 0; other < type; other++)
+            if (classes[other] == classes[type])
+                return "two types have one class word";
+    }
+    return NULL;
+}
+
 void
 pw_array_layout_learn(JNIEnv *env)
 {
@@ -125,7 +186,12 @@ pw_array_layout_learn(JNIEnv *env)
         return;
     }
     uint32_t words[9] = {0};
+    uint64_t classes[8] = {0};
     const char *why = probe_all(env, words);
+    unsigned width = why == NULL ? (words[1] >> 8) - 8 : 0;
+    const char *why_classes = "the header has no class word of its own (compact headers)";
+    if (why == NULL && (width == 4 || width == 8))
+        why_classes = probe_classes(env, words, width, classes);
     pw_jni.PopLocalFrame(env, NULL);
     if (why != NULL) {
         pw_log_debug("array layout not learned: %s; critical Gets ask the JVM for lengths", why);
@@ -133,8 +199,20 @@ pw_array_layout_learn(JNIEnv *env)
     }
     for (unsigned e = 1; e <= 8; e *= 2)
         atomic_store_explicit(&pw_array_layout[e], words[e], memory_order_release);
+    if (why_classes == NULL) {
+        for (int type = 0; type < 8; type++)
+            pw_array_classes[type] = classes[type];
+        atomic_store_explicit(&pw_array_class_at, 8u | width << 8, memory_order_release);
+    }
     pw_log_debug("array layout: length at %u; elements at %u (1-byte), %u (2-byte), %u (4-byte), %u (8-byte)",
                  words[1] >> 8, words[1] & 0xff, words[2] & 0xff, words[4] & 0xff, words[8] & 0xff);
+    if (why_classes == NULL)
+        pw_log_debug("array element types: the class word at 8 (%u bytes)", width);
+    else
+        pw_log_debug(
+            "array element types not told by the header: %s; a critical Get made inside another "
+            "critical region records size 0 where its site's element size is not known",
+            why_classes);
 }
 
 void
@@ -143,6 +221,7 @@ pw_array_layout_forget(void)
     static atomic_bool said;
     for (unsigned e = 1; e <= 8; e *= 2)
         atomic_store_explicit(&pw_array_layout[e], 0, memory_order_relaxed);
+    atomic_store_explicit(&pw_array_class_at, 0, memory_order_relaxed);
     if (!atomic_exchange(&said, true))
         pw_log_warn(
             "a critical Get's array did not have the array layout learned at start: critical Gets ask "

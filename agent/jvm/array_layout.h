@@ -20,6 +20,15 @@
  * both offsets of one learning or none. */
 PW_HIDDEN extern _Atomic uint32_t pw_array_layout[9];
 
+/* Where the header keeps its class word, when it has one of its own: the
+ * offset in the low byte, its width (4 or 8) above it; 0 while not known.
+ * Published after pw_array_classes. */
+PW_HIDDEN extern _Atomic uint32_t pw_array_class_at;
+/* The class words of boolean[], byte[], char[], short[], int[], long[],
+ * float[] and double[], and their element sizes. */
+PW_HIDDEN extern uint64_t pw_array_classes[8];
+PW_HIDDEN extern const uint8_t pw_array_class_elem[8];
+
 /* Learns the layout on a thread of the JVM with env, outside any critical
  * region and with no exception pending, through the JVM's own functions
  * (pw_jni, saved before: does nothing without it); logs what it learned, or
@@ -53,6 +62,38 @@ pw_array_length_at(jarray array, const void *p, uint32_t lw)
     if (PW_UNLIKELY(oop + (lw & 0xff) != (uintptr_t)p))
         return -1;
     return *(const volatile int32_t *)(oop + (lw >> 8));
+}
+
+/* The element size and length of the array whose elements the JVM has
+ * just handed out at p (a critical Get's, not a copy), from its header
+ * alone: its class word tells its type; 0 when it cannot be told.  For a
+ * Get made inside another critical region, whose site's element size could
+ * not be asked.  Nothing is read through the handle's object before it is
+ * known to lie just below p. */
+static inline unsigned
+pw_array_elem_at(jarray array, const void *p, int32_t *len)
+{
+    uint32_t ca = atomic_load_explicit(&pw_array_class_at, memory_order_acquire);
+    uintptr_t slot = (uintptr_t)array & ~PW_JNI_HANDLE_TAGS;
+    if (ca == 0 || slot == 0)
+        return 0;
+    uintptr_t oop = *(const volatile uintptr_t *)slot;
+    uintptr_t d = (uintptr_t)p - oop;
+    if (d < 8 || d > 32)
+        return 0;
+    uintptr_t at = oop + (ca & 0xff);
+    uint64_t word = (ca >> 8) == 4 ? *(const volatile uint32_t *)at : *(const volatile uint64_t *)at;
+    for (int type = 0; type < 8; type++) {
+        if (word != pw_array_classes[type])
+            continue;
+        unsigned elem = pw_array_class_elem[type];
+        uint32_t lw = atomic_load_explicit(&pw_array_layout[elem], memory_order_relaxed);
+        if (lw == 0 || (lw & 0xff) != d)
+            return 0;
+        *len = *(const volatile int32_t *)(oop + (lw >> 8));
+        return elem;
+    }
+    return 0;
 }
 
 #endif

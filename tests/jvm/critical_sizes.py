@@ -25,6 +25,11 @@ TYPES = [
 
 SIGNATURE = '([Ljava/lang/Object;ILjava/lang/String;I)I'
 
+# holdNested: all five arrays at once, in TYPES' order, 4 balanced calls.
+NESTED_BALANCED = 4
+
+CLASSES_LINE = re.compile(r'^\[pinwatch\] DEBUG array element types(?:: the class word at 8 \((\d) bytes\)| not told)', re.M)
+
 LAYOUT_LINE = re.compile(r'^\[pinwatch\] DEBUG array layout(?:: length at (\d+); elements at (\d+) \(1-byte\), '
                          r'(\d+) \(2-byte\), (\d+) \(4-byte\), (\d+) \(8-byte\)| not learned: (.*))$', re.M)
 
@@ -69,9 +74,26 @@ def _run(ctx, label, flags, layout):
                '%s; got %s', label, name, want, wrong)
         expect_row(last, 'CriticalSizes.' + name, 'GetPrimitiveArrayCritical', SIGNATURE,
                    acquired=balanced + 1, released=balanced + 1, live=0, live_bytes=0)
-    print('%s: layout %s; held live_bytes %s' % (
+    # Inside the first region only the header can size the others: by the
+    # class word, which a layout with one between mark word and length has.
+    classes = CLASSES_LINE.findall(run.stderr)
+    expect(len(classes) == (1 if learned else 0), '%s: DEBUG array element types lines: %s', label, classes)
+    told = bool(classes and classes[0])
+    expect(told == bool(learned and learned[0] > 8), '%s: element types by class word: expected %s, got %s',
+           label, bool(learned and learned[0] > 8), classes)
+    nested_bytes = sum(size * length for _, size, length, _ in (TYPES if told else TYPES[:1]))
+    method = FIXTURE_PKG + 'CriticalSizes.holdNested'
+    held = [(d['reason'], r['live'], r['held'], r['live_bytes']) for d in dumps for r in rows_of(d, method)
+            if r['function'] == 'GetPrimitiveArrayCritical' and r['live'] > 0]
+    want = ('interval', len(TYPES), len(TYPES), nested_bytes)
+    expect(held and all(h == want for h in held), '%s: holdNested: while held, every report must show '
+           '(reason, live, held, live_bytes) %s; got %s', label, want, held)
+    expect_row(last, 'CriticalSizes.holdNested', 'GetPrimitiveArrayCritical', SIGNATURE,
+               acquired=len(TYPES) * (NESTED_BALANCED + 1), released=len(TYPES) * (NESTED_BALANCED + 1),
+               live=0, live_bytes=0)
+    print('%s: layout %s; held live_bytes %s; nested %d' % (
         label, learned or 'none learned (%s)' % got[5],
-        ', '.join('%s=%d' % (name, length * size) for name, size, length, _ in TYPES)))
+        ', '.join('%s=%d' % (name, length * size) for name, size, length, _ in TYPES), nested_bytes))
 
 
 def case_critical_sizes(ctx):
