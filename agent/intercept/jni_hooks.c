@@ -522,9 +522,10 @@ critical_other(JNIEnv *env, jarray array, jboolean *is_copy, void *ret)
  * puts them (the layout held for the arrays it was learned from, so this
  * should not happen): the region is open, so the JVM cannot be asked, and
  * the header just proved not to be this array's.  The pin is recorded with
- * size 0, as one taken inside another critical region is (its count, site
- * and release stay exact), and the layout is forgotten, so that every
- * later Get asks the JVM before its region opens instead. */
+ * size 0 (its count, site and release stay exact: only its bytes are
+ * missing, as they were for every pin taken inside another region before
+ * the layout), and the layout is forgotten, so that every later Get asks
+ * the JVM before its region opens instead. */
 static __attribute__((noinline, cold)) int32_t
 critical_unsized(void)
 {
