@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,9 +17,14 @@
  * thread of the agent's runs; read by any thread. */
 static atomic_int log_fd = STDERR_FILENO;
 
+/* PINWATCH_DEBUG was set at start. */
+static atomic_bool debug_on;
+
 bool
 pw_log_open(const char *where, char *err, size_t errlen)
 {
+    const char *debug = getenv("PINWATCH_DEBUG");
+    atomic_store(&debug_on, debug != NULL && debug[0] != '\0');
     if (where[0] == '\0')
         return true;
     if (strcmp(where, "none") == 0) {
@@ -126,6 +132,17 @@ pw_log_info(const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     log_line("", fmt, ap);
+    va_end(ap);
+}
+
+void
+pw_log_debug(const char *fmt, ...)
+{
+    if (!atomic_load_explicit(&debug_on, memory_order_relaxed))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    log_line("DEBUG ", fmt, ap);
     va_end(ap);
 }
 

@@ -15,6 +15,10 @@ PW_HIDDEN bool pw_log_open(const char *where, char *err, size_t errlen);
 PW_HIDDEN void pw_log_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 PW_HIDDEN void pw_log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 PW_HIDDEN void pw_log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "[pinwatch] DEBUG ..." lines, of what pinwatch learned about the JVM at
+ * start; written only when the environment variable PINWATCH_DEBUG is set
+ * and not empty (read once, by pw_log_open). */
+PW_HIDDEN void pw_log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* While buf is not NULL, the first ERROR line the calling thread logs
  * after this call is also copied into buf (without the "[pinwatch] ERROR "

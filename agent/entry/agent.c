@@ -11,6 +11,7 @@
 #include "report/java_api.h"
 #include "report/jfr.h"
 #include "intercept/jni_hooks.h"
+#include "jvm/array_layout.h"
 #include "jvm/jni_table.h"
 #include "base/log.h"
 #include "report/metrics_server.h"
@@ -188,6 +189,10 @@ on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
 {
     pw_methods_name_all(env);
     publish_agent(jni, true);
+    /* The first event with a JNIEnv after the wrappers went in (VMStart)
+     * on a thread that may make arrays: the JVM is fully started.  Until
+     * then critical Gets ask the JVM for lengths. */
+    pw_array_layout_learn(jni);
     pw_jfr_start(env, jni);
 }
 
@@ -490,6 +495,9 @@ start(JavaVM *vm, const char *text, bool attached)
         bind_loaded(vm, env);
         if ((*vm)->GetEnv(vm, (void **)&jni, JNI_VERSION_1_8) != JNI_OK)
             jni = NULL;
+        /* Agent_OnAttach's thread (the Attach Listener) or JNI_OnLoad's
+         * (inside System.load): a Java thread, after the wrappers. */
+        pw_array_layout_learn(jni);
     }
     start_threads(vm, attached);
     if (jni != NULL)

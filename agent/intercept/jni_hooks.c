@@ -4,6 +4,7 @@
 #include "tracking/findings.h"
 #include "intercept/hook.h"
 #include "intercept/jni_guard.h"
+#include "jvm/array_layout.h"
 #include "jvm/jni_table.h"
 #include "intercept/jvm_calls.h"
 #include "intercept/native_entry.h"
@@ -500,8 +501,15 @@ critical_other(JNIEnv *env, jarray array, jboolean *is_copy, void *ret)
         }
         size = array_bytes(env, t, array, elem);
     }
+    bool nested = t->critical != 0;
     void *p = pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
     if (p != NULL) {
+        /* Inside another region the JVM could not be asked: the header
+         * tells the type and length where the layout allows it. */
+        int32_t len;
+        unsigned elem_here;
+        if (nested && array != NULL && (elem_here = pw_array_elem_at(array, p, &len)) != 0)
+            size = (uint64_t)len * elem_here;
         t->critical++;
         region_opened(env, t);
         t->critical_site = site;
@@ -510,11 +518,57 @@ critical_other(JNIEnv *env, jarray array, jboolean *is_copy, void *ret)
     return p;
 }
 
+/* A critical Get's array whose elements were not where the learned layout
+ * puts them (the layout held for the arrays it was learned from, so this
+ * should not happen): the region is open, so the JVM cannot be asked, and
+ * the header just proved not to be this array's.  The pin is recorded with
+ * size 0 (its count, site and release stay exact: only its bytes are
+ * missing, as they were for every pin taken inside another region before
+ * the layout), and the layout is forgotten, so that every later Get asks
+ * the JVM before its region opens instead. */
+static __attribute__((noinline, cold)) int32_t
+critical_unsized(void)
+{
+    pw_array_layout_forget();
+    return 0;
+}
+
+/* The common critical of an array the length cache does not hold (one the
+ * invocation fetched itself, as lz4-java, snappy-java and JNA do), at a
+ * site whose element size is known, with the layout learned at start: the
+ * length is read from the array's header once the JVM has handed out its
+ * elements (the array cannot move inside the region), with no JNI call
+ * between the Get and the record.  Out of line, so that the cached case
+ * keeps no more than before across its JVM call (one instruction more a
+ * pair, for the tests in the other order).  Returns p, so that the hook
+ * jumps here. */
+static __attribute__((noinline)) void *
+critical_fresh(JNIEnv *env, jarray array, jboolean *is_copy, const struct pw_site_ref *at, unsigned elem,
+               uint32_t layout)
+{
+    struct pw_thread *t = pw_tls_self;
+    struct pw_frame *f = &t->frames[t->depth - 1];
+    void *p = pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
+    if (PW_LIKELY(p != NULL)) {
+        t->critical++;
+        region_opened(env, t);
+        t->critical_site = at->site;
+        if (PW_LIKELY(PW_KEY_IS_PIN((uintptr_t)p))) {
+            int32_t len = pw_array_length_at(array, p, layout);
+            if (PW_UNLIKELY(len < 0))
+                len = critical_unsized();
+            pw_track_critical_commit(t, f, at, p, (uint64_t)len * elem, array);
+        }
+    }
+    return p;
+}
+
 /* The common critical, as the elements Get does it: inside a native method,
  * outside any other critical region, at a site whose element size is known
- * and whose array's length the thread remembers.  Every test is made before
- * the region opens, and nothing but the JVM's call comes between them and
- * the record, which makes no JNI call (none is allowed inside). */
+ * and whose array's length the thread remembers (critical_fresh when it
+ * does not but the layout is known).  Every test is made before the region
+ * opens, and nothing but the JVM's call comes between them and the record,
+ * which makes no JNI call (none is allowed inside). */
 static void *JNICALL
 hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
 {
@@ -524,11 +578,18 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
         return critical_other(env, array, is_copy, ret);
     struct pw_frame *f = &t->frames[t->depth - 1];
     const struct pw_site_ref *at = pw_track_critical_ready(t, f, PW_FN_ARRAY_CRITICAL, ret);
-    if (PW_UNLIKELY(at == NULL || t->length_cache.serial != f->serial || t->length_cache.array != array))
+    if (PW_UNLIKELY(at == NULL))
         return critical_other(env, array, is_copy, ret);
     unsigned elem = atomic_load_explicit(&pw_site_get_interned(at->site)->elem_size, memory_order_relaxed);
     if (PW_UNLIKELY(elem == 0))
         return critical_other(env, array, is_copy, ret);
+    if (PW_UNLIKELY(t->length_cache.serial != f->serial || t->length_cache.array != array)) {
+        /* elem is 1, 2, 4 or 8 here. */
+        uint32_t layout = atomic_load_explicit(&pw_array_layout[elem], memory_order_relaxed);
+        if (PW_LIKELY(layout != 0))
+            return critical_fresh(env, array, is_copy, at, elem, layout);
+        return critical_other(env, array, is_copy, ret);
+    }
     uint64_t size = (uint64_t)t->length_cache.length * elem;
     void *p = pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
     if (PW_LIKELY(p != NULL)) {

@@ -15,6 +15,7 @@ the training example), listed here all the same.
 The cases live by area, each file with its CASES (name: Case(function, meson timeout, serial)):
 
     pins.py      pin counting: every family, release modes, threads, misuse, JNI names, checked JNI
+    critical_sizes.py  critical pins sized from the array's header (the layout learned at start)
     findings.py  leaked/held/carried pins, threshold and interval reports, exit codes, suppressions,
                  findings, stacks, collapsed output
     attach.py    jcmd mid-run dumps and late attach
@@ -40,6 +41,7 @@ import sys
 
 import api
 import attach
+import critical_sizes
 import findings
 import jfr
 import junit
@@ -52,7 +54,7 @@ from harness import Context, case_parser, expect
 
 # group: the areas in it.  The order is meson's order of registration.
 GROUPS = {
-    'jvm': (pins, findings, attach, options, refs, api),
+    'jvm': (pins, critical_sizes, findings, attach, options, refs, api),
     'metrics': (metrics,),
     'real': (real,),
     'junit': (junit,),
