@@ -482,13 +482,49 @@ ELEMENTS_HOOKS(Long, jlong, PW_FN_LONG_ELEMENTS)
 ELEMENTS_HOOKS(Float, jfloat, PW_FN_FLOAT_ELEMENTS)
 ELEMENTS_HOOKS(Double, jdouble, PW_FN_DOUBLE_ELEMENTS)
 
-/* Any GetPrimitiveArrayCritical but the common one, done in full. */
+/* A critical Get made while the thread holds another region (lz4-java's
+ * and snappy-java's second array), at a site the thread's cache knows,
+ * with the arrays' class words learned: recorded as the common Get records
+ * a pin, with no JVM call.  Its type and length come from the array's own
+ * header (pw_array_elem_at), not from the site's element size, which a
+ * nested Get could never ask for and which one site taking arrays of
+ * several types would get wrong; size 0 when the header does not tell, as
+ * critical_other records it.  Returns p, so that critical_other jumps
+ * here. */
+static __attribute__((noinline)) void *
+critical_nested(JNIEnv *env, jarray array, jboolean *is_copy, const struct pw_site_ref *at)
+{
+    struct pw_thread *t = pw_tls_self;
+    struct pw_frame *f = &t->frames[t->depth - 1];
+    void *p = pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
+    if (PW_LIKELY(p != NULL)) {
+        t->critical++;
+        t->critical_site = at->site;
+        if (PW_LIKELY(PW_KEY_IS_PIN((uintptr_t)p))) {
+            int32_t len = 0;
+            unsigned elem = pw_array_elem_at(array, p, &len);
+            pw_track_critical_commit(t, f, at, p, elem != 0 ? (uint64_t)len * elem : 0, array);
+        }
+    }
+    return p;
+}
+
+/* Any GetPrimitiveArrayCritical but the common one, done in full; a nested
+ * one first tries critical_nested.  The hook leaves every nested Get here,
+ * so that its own common case tests one word for both. */
 static __attribute__((noinline)) void *
 critical_other(JNIEnv *env, jarray array, jboolean *is_copy, void *ret)
 {
     struct pw_thread *t = pw_thread_self();
     if (PW_UNLIKELY(t == NULL))
         return pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
+    if (t->critical != 0 && t->depth != 0 && array != NULL &&
+        atomic_load_explicit(&pw_array_class_at, memory_order_relaxed) != 0) {
+        const struct pw_site_ref *ready = pw_track_critical_ready(t, &t->frames[t->depth - 1],
+                                                                  PW_FN_ARRAY_CRITICAL, ret);
+        if (ready != NULL)
+            return critical_nested(env, array, is_copy, ready);
+    }
     const struct pw_site_ref at = *pw_track_site_ref(env, t, PW_KIND_PIN, PW_FN_ARRAY_CRITICAL, ret);
     uint32_t site = at.site;
     uint64_t size = 0;
@@ -554,8 +590,17 @@ critical_fresh(JNIEnv *env, jarray array, jboolean *is_copy, const struct pw_sit
         region_opened(env, t);
         t->critical_site = at->site;
         if (PW_LIKELY(PW_KEY_IS_PIN((uintptr_t)p))) {
-            int32_t len = pw_array_length_at(array, p, layout);
-            if (PW_UNLIKELY(len < 0))
+            /* The array's own class word, where the header has one, gives
+             * its type: a site that takes arrays of several types (a helper
+             * called with any jarray) is sized right; the site's element
+             * size otherwise. */
+            int32_t len = 0;
+            unsigned type_elem = atomic_load_explicit(&pw_array_class_at, memory_order_relaxed) != 0
+                                     ? pw_array_elem_at(array, p, &len)
+                                     : 0;
+            if (type_elem != 0)
+                elem = type_elem;
+            else if (PW_UNLIKELY((len = pw_array_length_at(array, p, layout)) < 0))
                 len = critical_unsized();
             pw_track_critical_commit(t, f, at, p, (uint64_t)len * elem, array);
         }
