@@ -73,7 +73,10 @@ pw_threads_init(void (*on_end)(struct pw_thread *t))
 {
     before_retire = on_end;
     /* Before any table is made, as the choice requires. */
-    (void)pw_pin_table_start(true);
+    if (pw_pin_table_start(true))
+        pw_log_debug("pin releases: the owner's without a locked instruction (membarrier for another thread's)");
+    else
+        pw_log_debug("pin releases: compare-and-swap (no expedited membarrier from the kernel)");
     int rc = pthread_key_create(&exit_key, thread_ended);
     if (rc != 0) {
         pw_log_error("pthread_key_create failed (error %d)", rc);
