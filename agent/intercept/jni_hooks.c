@@ -520,8 +520,8 @@ critical_other(JNIEnv *env, jarray array, jboolean *is_copy, void *ret)
         return pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
     if (t->critical != 0 && t->depth != 0 && array != NULL &&
         atomic_load_explicit(&pw_array_class_at, memory_order_relaxed) != 0) {
-        const struct pw_site_ref *ready = pw_track_critical_ready(t, &t->frames[t->depth - 1],
-                                                                  PW_FN_ARRAY_CRITICAL, ret);
+        const struct pw_site_ref *ready =
+            pw_track_critical_ready(t, &t->frames[t->depth - 1], PW_FN_ARRAY_CRITICAL, ret);
         if (ready != NULL)
             return critical_nested(env, array, is_copy, ready);
     }
