@@ -11,6 +11,8 @@ public final class AgentLoadException extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
     /**
+     * An exception with its one line.
+     *
      * @param message the one line that says why
      */
     public AgentLoadException(String message) {
@@ -18,6 +20,8 @@ public final class AgentLoadException extends RuntimeException {
     }
 
     /**
+     * An exception with its one line and the failure beneath it.
+     *
      * @param message the one line that says why
      * @param cause what failed underneath
      */
