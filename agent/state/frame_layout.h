@@ -15,7 +15,7 @@
 #define PW_T_TOO_DEEP 8
 #define PW_T_CRITICAL 12
 #define PW_T_VA_ENV 24
-#define PW_T_FRAMES 64
+#define PW_T_FRAMES 128
 #define PW_T_VA_RET (PW_T_FRAMES + PW_MAX_DEPTH * 32)
 #define PW_F_METHOD 0
 #define PW_F_RET 8

@@ -82,6 +82,12 @@ PW_HIDDEN uint32_t pw_site_count(void);
 struct pw_counts {
     uint64_t acquired;
     uint64_t released;
+    /* PW_KIND_LOCAL_REF sites only (tracking/refs.h): the site's peak
+     * (struct pw_site ref.peak) as this thread last read or raised it.
+     * Peaks only grow, so a count up to it is no new peak: the common
+     * local is judged on this line, which it counts into anyway, instead
+     * of the shared site's.  Not a count: reports do not read it. */
+    uint32_t peak_seen;
     /* What the third counter means depends on the site's kind. */
     union {
         struct {

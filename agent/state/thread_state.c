@@ -11,6 +11,8 @@ _Static_assert(offsetof(struct pw_thread, serial) == PW_T_SERIAL, "native_entry.
 _Static_assert(offsetof(struct pw_thread, too_deep) == PW_T_TOO_DEEP, "native_entry.S");
 _Static_assert(offsetof(struct pw_thread, critical) == PW_T_CRITICAL, "jni_guard.S");
 _Static_assert(offsetof(struct pw_thread, frames) == PW_T_FRAMES, "native_entry.S");
+_Static_assert(offsetof(struct pw_thread, frames) == 128 && _Alignof(struct pw_thread) == 64,
+               "the hooks' hot words fill the struct's first two cache lines");
 _Static_assert(offsetof(struct pw_thread, va_env) == PW_T_VA_ENV, "va_forward.S");
 _Static_assert(offsetof(struct pw_thread, va_ret) == PW_T_VA_RET, "va_forward.S");
 _Static_assert(offsetof(struct pw_frame, method) == PW_F_METHOD, "native_entry.S");
@@ -88,11 +90,14 @@ pw_threads_init(void (*on_end)(struct pw_thread *t))
 struct pw_thread *
 pw_thread_create(void)
 {
-    struct pw_thread *t = calloc(1, sizeof(*t));
+    /* Line-aligned, so that its first two lines are the hooks' hot words
+     * and nothing else (struct pw_thread). */
+    struct pw_thread *t = aligned_alloc(_Alignof(struct pw_thread), sizeof(*t));
     if (t == NULL)
         return NULL;
+    memset(t, 0, sizeof(*t));
     for (int k = 0; k < PW_KIND_COUNT; k++)
-        t->sites.sample_countdown[k] = 1;
+        t->sample_countdown[k] = 1;
     if (!pw_pin_table_init(&t->pins.table)) {
         free(t);
         return NULL;

@@ -35,7 +35,7 @@ struct pw_frame {
 
 /* Recently released pins, newest last (struct pw_recent_release): what
  * tells a double release from a release of a pointer never seen. */
-#define PW_RECENT_RELEASES 256 /* releases.next is a byte */
+#define PW_RECENT_RELEASES 256 /* release_next is a byte */
 
 /* References (refs=on).  Local frames pushed inside a native method
  * invocation, innermost last: the invocation's local count when pushed. */
@@ -67,48 +67,29 @@ _Static_assert(PW_RECENT_RELEASES == 256, "the release ring's index is a byte");
 /* Each part below the assembler's prefix has one owner, named beside it:
  * only that file gives its fields meaning (a report reads some of them). */
 struct pw_thread {
-    /* The prefix at fixed offsets (state/frame_layout.h PW_T_*), read and
-     * written by native_entry_<arch>.S, va_forward and jni_guard_<arch>.S. */
+    /* The first two cache lines hold every word the common hook reads or
+     * writes besides its frame, its site's cache entry and counters, and its
+     * pin's slot: in a real library's call (JNA's dispatch, lz4's codec) the
+     * JVM's and the library's own work between two hooks evicts the
+     * thread's state from L1, and each further line the hook touches was a
+     * miss (perf annotate of JNA's release hook: its samples sat on the
+     * loads of the pin table's header, the release ring's index and the
+     * length cache, each on a line of its own).  The struct is allocated
+     * line-aligned (pw_thread_create).
+     *
+     * Line 0 starts with the prefix at fixed offsets (state/frame_layout.h
+     * PW_T_*), read and written by native_entry_<arch>.S, va_forward and
+     * jni_guard_<arch>.S. */
     uint32_t depth;         /* PW_T_DEPTH: frames in use */
     uint32_t serial;        /* PW_T_SERIAL: last invocation serial handed out */
     uint32_t too_deep;      /* PW_T_TOO_DEEP: invocations beyond PW_MAX_DEPTH */
     uint32_t critical;      /* PW_T_CRITICAL: critical regions open (intercept/jni_hooks.c counts them) */
     uint32_t critical_site; /* intercept/jni_hooks.c: site of the critical region most recently opened */
-    JNIEnv *va_env;         /* PW_T_VA_ENV: the JNIEnv of a forwarded variadic call */
-    uint64_t pad[4];
-    struct pw_frame frames[PW_MAX_DEPTH]; /* PW_T_FRAMES */
-    /* PW_T_VA_RET: per frame, the return address of the variadic JNI call
-     * the invocation has in progress (va_forward.S), NULL when none. */
-    void *va_ret[PW_MAX_DEPTH];
-
-    /* Pins: tracking/tracker.c (returns.c moves them at return). */
-    struct {
-        struct pw_pin_table table;
-        int32_t pending; /* live pins not yet published to threshold= (requests.h) */
-    } pins;
-
-    /* Sites: tracking/tracker.c finds a call's site (pw_site_cache_slot)
-     * and every tracking file counts into counts. */
-    struct {
-        /* Per kind, calls at sites the cache knows until the next stack
-         * sample (tracker.c sample()): each kind samples on its own. */
-        uint32_t sample_countdown[PW_KIND_COUNT];
-        struct pw_site_cache_entry cache[PW_SITE_CACHE];
-        struct pw_thread_counts counts;
-    } sites;
-
-    /* Recent pin releases: tracking/tracker.c (double-release detection). */
-    struct {
-        struct pw_recent_release ring[PW_RECENT_RELEASES];
-        /* The next entry to write: a byte, which wraps by itself (the
-         * release's note is an index, two stores and an increment). */
-        uint8_t next;
-    } releases;
-
-    /* intercept/jni_hooks.c: the table this thread's JNIEnv pointed at
-     * before its critical region opened (it points at the guarded table
-     * meanwhile); NULL outside any region, or when the env was left alone. */
-    const struct JNINativeInterface_ *region_env_was;
+    /* tracking/tracker.c: the next entry of releases.ring to write; a
+     * byte, which wraps by itself (the release's note is an index, two
+     * stores and an increment). */
+    uint8_t release_next;
+    JNIEnv *va_env; /* PW_T_VA_ENV: the JNIEnv of a forwarded variadic call */
 
     /* intercept/jni_hooks.c: the last array length it asked the JVM for. */
     struct {
@@ -116,6 +97,38 @@ struct pw_thread {
         jsize length;
         jarray array; /* an argument handle of that invocation */
     } length_cache;
+
+    /* intercept/jni_hooks.c: the table this thread's JNIEnv pointed at
+     * before its critical region opened (it points at the guarded table
+     * meanwhile); NULL outside any region, or when the env was left alone. */
+    const struct JNINativeInterface_ *region_env_was;
+
+    /* Line 1.  Pins: tracking/tracker.c (returns.c moves them at return). */
+    struct {
+        struct pw_pin_table table;
+        int32_t pending; /* live pins not yet published to threshold= (requests.h) */
+    } pins __attribute__((aligned(64)));
+
+    /* tracking/tracker.c: per kind, calls at sites the cache knows until
+     * the next stack sample (sample()): each kind samples on its own. */
+    uint32_t sample_countdown[PW_KIND_COUNT];
+
+    struct pw_frame frames[PW_MAX_DEPTH]; /* PW_T_FRAMES */
+    /* PW_T_VA_RET: per frame, the return address of the variadic JNI call
+     * the invocation has in progress (va_forward.S), NULL when none. */
+    void *va_ret[PW_MAX_DEPTH];
+
+    /* Sites: tracking/tracker.c finds a call's site (pw_site_cache_slot)
+     * and every tracking file counts into counts. */
+    struct {
+        struct pw_site_cache_entry cache[PW_SITE_CACHE];
+        struct pw_thread_counts counts;
+    } sites;
+
+    /* Recent pin releases: tracking/tracker.c (double-release detection). */
+    struct {
+        struct pw_recent_release ring[PW_RECENT_RELEASES];
+    } releases;
 
     /* After a late attach: tracking/tracker.c and tracking/late_frame.c.
      * The last native method the JVM named for this thread

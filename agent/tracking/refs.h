@@ -71,7 +71,8 @@ pw_frame_set_locals(struct pw_frame *f, uint32_t word)
 /* pw_refs_local_made, inlined into the wrappers for the common case:
  * inside a native method, at a call site this thread's site cache knows
  * (pw_site_cache_slot, the probe tracking/tracker.c uses), not due for a
- * stack sample, at no new peak for the site and within local_limit.
+ * stack sample, at no new peak for the site (as far as this thread has
+ * seen it: struct pw_counts peak_seen) and within local_limit.
  * Returns false, having changed nothing, for anything else, which is
  * pw_refs_local_made's: the caller makes that call last, so that this path
  * calls nothing. */
@@ -79,17 +80,15 @@ static inline bool
 pw_refs_local_made_fast(struct pw_thread *t, uint32_t slot, void *ret)
 {
     struct pw_frame *f = pw_thread_top(t);
-    if (PW_LIKELY(f != NULL && t->sites.sample_countdown[PW_KIND_LOCAL_REF] > 1)) {
+    if (PW_LIKELY(f != NULL && t->sample_countdown[PW_KIND_LOCAL_REF] > 1)) {
         const struct pw_method *m = f->method;
         uint16_t key = PW_SITE_KEY(PW_KIND_LOCAL_REF, slot);
         const struct pw_site_cache_entry *e = pw_site_cache_slot(t, ret);
         if (PW_LIKELY(pw_site_cache_holds(e, m, key, ret))) {
             uint32_t word = pw_frame_locals(f);
             uint32_t count = (word & PW_LOCALS_COUNT_MASK) + 1;
-            if (PW_LIKELY(count <= pw_refs_local_limit &&
-                          count <= atomic_load_explicit(&pw_site_get_interned(e->at.site)->ref.peak,
-                                                        memory_order_relaxed))) {
-                t->sites.sample_countdown[PW_KIND_LOCAL_REF]--;
+            if (PW_LIKELY(count <= pw_refs_local_limit && count <= __atomic_load_n(&e->at.counts->peak_seen, __ATOMIC_RELAXED))) {
+                t->sample_countdown[PW_KIND_LOCAL_REF]--;
                 pw_count_add(&e->at.counts->acquired, 1);
                 pw_frame_set_locals(f, (word & PW_LOCALS_OVER) | count);
                 return true;

@@ -146,7 +146,7 @@ first_sight(JNIEnv *env, struct pw_thread *t, uint32_t id, void *ret, bool bound
 static __attribute__((noinline)) void
 sample(struct pw_thread *t, enum pw_kind kind, uint32_t id, void *ret, bool bounded)
 {
-    t->sites.sample_countdown[kind] = PW_SAMPLE_PERIOD;
+    t->sample_countdown[kind] = PW_SAMPLE_PERIOD;
     struct pw_site *site = pw_site_get(id);
     uint32_t now = (uint32_t)pw_clock_ms(), last = atomic_load_explicit(&site->sampled_ms, memory_order_relaxed);
     if (stack_depth > 0 && now - last >= PW_SAMPLE_MS &&
@@ -184,7 +184,7 @@ site_missed(JNIEnv *env, struct pw_thread *t, struct pw_site_cache_entry *e, con
     first_sight(env, t, site, ret, bounded);
     /* A lazy frame's site misses every time: its stack samples are
      * counted down here instead. */
-    if (PW_UNLIKELY(lazy) && --t->sites.sample_countdown[kind] == 0)
+    if (PW_UNLIKELY(lazy) && --t->sample_countdown[kind] == 0)
         sample(t, kind, site, ret, bounded);
     return e;
 }
@@ -207,7 +207,7 @@ site_of(JNIEnv *env, struct pw_thread *t, struct pw_frame **fp, enum pw_kind kin
      * thunked method) or to the thread's start (a native thread). */
     bool bounded = f != NULL || m == &pw_method_native_thread;
     if (PW_LIKELY(pw_site_cache_holds(e, m, key, ret))) {
-        if (PW_UNLIKELY(--t->sites.sample_countdown[kind] == 0))
+        if (PW_UNLIKELY(--t->sample_countdown[kind] == 0))
             sample(t, kind, e->at.site, ret, bounded);
         return e;
     }
@@ -325,7 +325,7 @@ pw_track_get_in(struct pw_thread *t, struct pw_frame *f, uint32_t fn, void *ret,
     if (PW_UNLIKELY(at == NULL))
         return PW_GET_OTHER;
     get_commit(t, f, at, ptr, size, ref);
-    return PW_UNLIKELY(--t->sites.sample_countdown[PW_KIND_PIN] == 0) ? PW_GET_SAMPLE : PW_GET_DONE;
+    return PW_UNLIKELY(--t->sample_countdown[PW_KIND_PIN] == 0) ? PW_GET_SAMPLE : PW_GET_DONE;
 }
 
 __attribute__((always_inline)) inline const struct pw_site_ref *
@@ -334,7 +334,7 @@ pw_track_critical_ready(struct pw_thread *t, struct pw_frame *f, uint32_t fn, vo
     /* A stack sample due is left to the general path too: it would
      * otherwise run inside the critical region. */
     const struct pw_site_ref *at = get_ready(t, f, fn, ret);
-    return PW_LIKELY(at != NULL && t->sites.sample_countdown[PW_KIND_PIN] > 1) ? at : NULL;
+    return PW_LIKELY(at != NULL && t->sample_countdown[PW_KIND_PIN] > 1) ? at : NULL;
 }
 
 __attribute__((always_inline)) inline void
@@ -342,7 +342,7 @@ pw_track_critical_commit(struct pw_thread *t, struct pw_frame *f, const struct p
                          uint64_t size, jobject ref)
 {
     get_commit(t, f, at, ptr, size, ref);
-    t->sites.sample_countdown[PW_KIND_PIN]--;
+    t->sample_countdown[PW_KIND_PIN]--;
 }
 
 void
@@ -386,14 +386,14 @@ counted_release(struct pw_thread *t, struct pw_counts *counts, const struct pw_p
 static inline struct pw_recent_release *
 next_note(struct pw_thread *t)
 {
-    return &t->releases.ring[t->releases.next];
+    return &t->releases.ring[t->release_next];
 }
 
 static inline __attribute__((always_inline)) void
 note_release(struct pw_thread *t, uintptr_t key, uint32_t site)
 {
     *next_note(t) = (struct pw_recent_release){.ptr = key, .site = site};
-    t->releases.next++;
+    t->release_next++;
 }
 
 /* The owner's take of a pin of its own table, noted first (note_release):
@@ -460,7 +460,7 @@ remove_elsewhere(struct pw_thread *self, uintptr_t key, struct pw_pin_info *info
         }
     }
     if (found)
-        self->releases.next++; /* the entry the table wrote */
+        self->release_next++; /* the entry the table wrote */
     return found;
 }
 
@@ -504,7 +504,7 @@ static bool
 released_before(struct pw_thread *t, uintptr_t key, uint32_t *site)
 {
     for (uint32_t i = 0; i < PW_RECENT_RELEASES; i++) {
-        const struct pw_recent_release *r = &t->releases.ring[(uint8_t)(t->releases.next - 1 - i)];
+        const struct pw_recent_release *r = &t->releases.ring[(uint8_t)(t->release_next - 1 - i)];
         if (r->ptr == key) {
             *site = r->site;
             return true;
