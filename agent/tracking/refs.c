@@ -166,7 +166,8 @@ pw_refs_local_made(JNIEnv *env, struct pw_thread *t, uint32_t slot, jobject ref,
                         (count > pw_refs_local_limit && (word & PW_LOCALS_OVER) == 0)))
             peak_reached(s, site, count, f, word, ret, slot);
         /* What the inlined path compares with from now on (refs.h). */
-        __atomic_store_n(&c->peak_seen, atomic_load_explicit(&s->ref.peak, memory_order_relaxed), __ATOMIC_RELAXED);
+        __atomic_store_n(&c->peak_seen, atomic_load_explicit(&s->ref.peak, memory_order_relaxed),
+                         __ATOMIC_RELAXED);
         return;
     }
     if (!natively_attached(t))

@@ -87,7 +87,8 @@ pw_refs_local_made_fast(struct pw_thread *t, uint32_t slot, void *ret)
         if (PW_LIKELY(pw_site_cache_holds(e, m, key, ret))) {
             uint32_t word = pw_frame_locals(f);
             uint32_t count = (word & PW_LOCALS_COUNT_MASK) + 1;
-            if (PW_LIKELY(count <= pw_refs_local_limit && count <= __atomic_load_n(&e->at.counts->peak_seen, __ATOMIC_RELAXED))) {
+            if (PW_LIKELY(count <= pw_refs_local_limit &&
+                          count <= __atomic_load_n(&e->at.counts->peak_seen, __ATOMIC_RELAXED))) {
                 t->sample_countdown[PW_KIND_LOCAL_REF]--;
                 pw_count_add(&e->at.counts->acquired, 1);
                 pw_frame_set_locals(f, (word & PW_LOCALS_OVER) | count);
