@@ -482,36 +482,67 @@ ELEMENTS_HOOKS(Long, jlong, PW_FN_LONG_ELEMENTS)
 ELEMENTS_HOOKS(Float, jfloat, PW_FN_FLOAT_ELEMENTS)
 ELEMENTS_HOOKS(Double, jdouble, PW_FN_DOUBLE_ELEMENTS)
 
-/* A critical Get made while the thread holds another region (lz4-java's
- * and snappy-java's second array), at a site the thread's cache knows,
- * with the arrays' class words learned: recorded as the common Get records
- * a pin, with no JVM call.  Its type and length come from the array's own
- * header (pw_array_elem_at), not from the site's element size, which a
- * nested Get could never ask for and which one site taking arrays of
- * several types would get wrong; size 0 when the header does not tell, as
- * critical_other records it.  Returns p, so that critical_other jumps
- * here. */
+/* A critical Get's array whose elements were not where the learned layout
+ * puts them (the layout held for the arrays it was learned from, so this
+ * should not happen): the region is open, so the JVM cannot be asked, and
+ * the header just proved not to be this array's.  The pin is recorded with
+ * size 0 (its count, site and release stay exact: only its bytes are
+ * missing, as they were for every pin taken inside another region before
+ * the layout), and the layout is forgotten, so that every later Get asks
+ * the JVM before its region opens instead. */
+static __attribute__((noinline, cold)) int32_t
+critical_unsized(void)
+{
+    pw_array_layout_forget();
+    return 0;
+}
+
+/* A critical Get recorded from the array's own header, with no JVM call
+ * but the Get itself (none is allowed inside the region, and the array
+ * cannot move there): its type and length come from the header once the
+ * JVM has handed out its elements.  Two callers:
+ *
+ * - the common critical of an array the length cache does not hold (one
+ *   the invocation fetched itself, as lz4-java, snappy-java and JNA do), at
+ *   a site whose element size elem is known, with the layout word for it
+ *   (layout): the array's class word, where the header has one, gives its
+ *   type, so that a site taking arrays of several types (a helper called
+ *   with any jarray) is sized right; the layout and elem otherwise;
+ * - a Get made while the thread holds another region (lz4-java's and
+ *   snappy-java's second array), at a site the thread's cache knows, with
+ *   the class words learned (elem and layout 0): the class word alone, as
+ *   the site's element size is one a nested Get could never ask for; size
+ *   0 when the header does not tell, as critical_other records it.
+ *
+ * Out of line, so that the hook's cached case keeps no more than before
+ * across its JVM call.  Returns p, so that its callers jump here. */
 static __attribute__((noinline)) void *
-critical_nested(JNIEnv *env, jarray array, jboolean *is_copy, const struct pw_site_ref *at)
+critical_from_header(JNIEnv *env, jarray array, jboolean *is_copy, const struct pw_site_ref *at, unsigned elem,
+                     uint32_t layout)
 {
     struct pw_thread *t = pw_tls_self;
     struct pw_frame *f = &t->frames[t->depth - 1];
     void *p = pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
     if (PW_LIKELY(p != NULL)) {
         t->critical++;
+        region_opened(env, t);
         t->critical_site = at->site;
         if (PW_LIKELY(PW_KEY_IS_PIN((uintptr_t)p))) {
             int32_t len = 0;
-            unsigned elem = pw_array_elem_at(array, p, &len);
-            pw_track_critical_commit(t, f, at, p, elem != 0 ? (uint64_t)len * elem : 0, array);
+            unsigned type_elem = pw_array_elem_at(array, p, &len);
+            if (type_elem != 0)
+                elem = type_elem;
+            else if (layout != 0 && PW_UNLIKELY((len = pw_array_length_at(array, p, layout)) < 0))
+                len = critical_unsized();
+            pw_track_critical_commit(t, f, at, p, (uint64_t)len * elem, array);
         }
     }
     return p;
 }
 
-/* Any GetPrimitiveArrayCritical but the common one, done in full; a nested
- * one first tries critical_nested.  The hook leaves every nested Get here,
- * so that its own common case tests one word for both. */
+/* Any GetPrimitiveArrayCritical but the common one, done in full; a
+ * nested one first tries critical_from_header.  The hook leaves every
+ * nested Get here, so that its own common case tests one word for both. */
 static __attribute__((noinline)) void *
 critical_other(JNIEnv *env, jarray array, jboolean *is_copy, void *ret)
 {
@@ -523,7 +554,7 @@ critical_other(JNIEnv *env, jarray array, jboolean *is_copy, void *ret)
         const struct pw_site_ref *ready =
             pw_track_critical_ready(t, &t->frames[t->depth - 1], PW_FN_ARRAY_CRITICAL, ret);
         if (ready != NULL)
-            return critical_nested(env, array, is_copy, ready);
+            return critical_from_header(env, array, is_copy, ready, 0, 0);
     }
     const struct pw_site_ref at = *pw_track_site_ref(env, t, PW_KIND_PIN, PW_FN_ARRAY_CRITICAL, ret);
     uint32_t site = at.site;
@@ -554,64 +585,10 @@ critical_other(JNIEnv *env, jarray array, jboolean *is_copy, void *ret)
     return p;
 }
 
-/* A critical Get's array whose elements were not where the learned layout
- * puts them (the layout held for the arrays it was learned from, so this
- * should not happen): the region is open, so the JVM cannot be asked, and
- * the header just proved not to be this array's.  The pin is recorded with
- * size 0 (its count, site and release stay exact: only its bytes are
- * missing, as they were for every pin taken inside another region before
- * the layout), and the layout is forgotten, so that every later Get asks
- * the JVM before its region opens instead. */
-static __attribute__((noinline, cold)) int32_t
-critical_unsized(void)
-{
-    pw_array_layout_forget();
-    return 0;
-}
-
-/* The common critical of an array the length cache does not hold (one the
- * invocation fetched itself, as lz4-java, snappy-java and JNA do), at a
- * site whose element size is known, with the layout learned at start: the
- * length is read from the array's header once the JVM has handed out its
- * elements (the array cannot move inside the region), with no JNI call
- * between the Get and the record.  Out of line, so that the cached case
- * keeps no more than before across its JVM call (one instruction more a
- * pair, for the tests in the other order).  Returns p, so that the hook
- * jumps here. */
-static __attribute__((noinline)) void *
-critical_fresh(JNIEnv *env, jarray array, jboolean *is_copy, const struct pw_site_ref *at, unsigned elem,
-               uint32_t layout)
-{
-    struct pw_thread *t = pw_tls_self;
-    struct pw_frame *f = &t->frames[t->depth - 1];
-    void *p = pw_jni.GetPrimitiveArrayCritical(env, array, is_copy);
-    if (PW_LIKELY(p != NULL)) {
-        t->critical++;
-        region_opened(env, t);
-        t->critical_site = at->site;
-        if (PW_LIKELY(PW_KEY_IS_PIN((uintptr_t)p))) {
-            /* The array's own class word, where the header has one, gives
-             * its type: a site that takes arrays of several types (a helper
-             * called with any jarray) is sized right; the site's element
-             * size otherwise. */
-            int32_t len = 0;
-            unsigned type_elem = atomic_load_explicit(&pw_array_class_at, memory_order_relaxed) != 0
-                                     ? pw_array_elem_at(array, p, &len)
-                                     : 0;
-            if (type_elem != 0)
-                elem = type_elem;
-            else if (PW_UNLIKELY((len = pw_array_length_at(array, p, layout)) < 0))
-                len = critical_unsized();
-            pw_track_critical_commit(t, f, at, p, (uint64_t)len * elem, array);
-        }
-    }
-    return p;
-}
-
 /* The common critical, as the elements Get does it: inside a native method,
  * outside any other critical region, at a site whose element size is known
- * and whose array's length the thread remembers (critical_fresh when it
- * does not but the layout is known).  Every test is made before the region
+ * and whose array's length the thread remembers (critical_from_header
+ * when it does not but the layout is known).  Every test is made before the region
  * opens, and nothing but the JVM's call comes between them and the record,
  * which makes no JNI call (none is allowed inside). */
 static void *JNICALL
@@ -632,7 +609,7 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
         /* elem is 1, 2, 4 or 8 here. */
         uint32_t layout = atomic_load_explicit(&pw_array_layout[elem], memory_order_relaxed);
         if (PW_LIKELY(layout != 0))
-            return critical_fresh(env, array, is_copy, at, elem, layout);
+            return critical_from_header(env, array, is_copy, at, elem, layout);
         return critical_other(env, array, is_copy, ret);
     }
     uint64_t size = (uint64_t)t->length_cache.length * elem;

@@ -31,57 +31,89 @@ static const struct {
     {8, {1277, 2971}},
 };
 
+/* An array of one primitive type (pw_array_class_elem's order) held in a
+ * critical region of the JVM's own, for reading its header: between hold
+ * and let_go, memory reads only. */
+struct held {
+    jarray array;
+    void *elements; /* what the critical Get handed out */
+    uintptr_t oop;  /* what the handle's slot holds */
+    jboolean copy;
+};
+
 static jarray
-new_array(JNIEnv *env, unsigned elem, jsize len)
+new_of_type(JNIEnv *env, int type, jsize len)
 {
-    switch (elem) {
+    switch (type) {
+    case 0: return pw_jni.NewBooleanArray(env, len);
     case 1: return pw_jni.NewByteArray(env, len);
-    case 2: return pw_jni.NewShortArray(env, len);
+    case 2: return pw_jni.NewCharArray(env, len);
+    case 3: return pw_jni.NewShortArray(env, len);
     case 4: return pw_jni.NewIntArray(env, len);
-    default: return pw_jni.NewLongArray(env, len);
+    case 5: return pw_jni.NewLongArray(env, len);
+    case 6: return pw_jni.NewFloatArray(env, len);
+    default: return pw_jni.NewDoubleArray(env, len);
     }
 }
 
-/* One array of elem-sized elements and length len, taken with the JVM's
- * own critical Get: its elements' offset from the object the handle names,
- * and where in the header between them the length is.  NULL, or why not. */
+/* Makes an array of type and length len and opens a critical region on it;
+ * NULL, or why not (then nothing is held). */
 static const char *
-measure(JNIEnv *env, unsigned elem, jsize len, unsigned *base, unsigned *len_at)
+hold(JNIEnv *env, int type, jsize len, struct held *h)
 {
-    jarray a = new_array(env, elem, len);
-    if (a == NULL) {
+    h->copy = JNI_FALSE;
+    h->array = new_of_type(env, type, len);
+    if (h->array == NULL) {
         pw_jni.ExceptionClear(env);
         return "no array could be made";
     }
-    jboolean copy = JNI_FALSE;
-    void *p = pw_jni.GetPrimitiveArrayCritical(env, a, &copy);
-    if (p == NULL) {
+    h->elements = pw_jni.GetPrimitiveArrayCritical(env, h->array, &h->copy);
+    if (h->elements == NULL) {
         pw_jni.ExceptionClear(env);
-        pw_jni.DeleteLocalRef(env, a);
+        pw_jni.DeleteLocalRef(env, h->array);
         return "GetPrimitiveArrayCritical returned NULL";
     }
-    /* Inside the region: memory reads only, until the release.  The oop is
-     * compared before anything is read through it: under a collector whose
-     * handles hold coloured pointers (generational ZGC) it is no address,
-     * and under -Xcheck:jni p is a guarded copy in the C heap. */
-    const char *why = NULL;
-    uintptr_t oop = *(const volatile uintptr_t *)((uintptr_t)a & ~PW_JNI_HANDLE_TAGS);
-    uintptr_t d = (uintptr_t)p - oop;
+    /* The oop is compared before anything is read through it: under a
+     * collector whose handles hold coloured pointers (generational ZGC) it
+     * is no address, and under -Xcheck:jni the elements are a guarded copy
+     * in the C heap. */
+    h->oop = *(const volatile uintptr_t *)((uintptr_t)h->array & ~PW_JNI_HANDLE_TAGS);
+    return NULL;
+}
+
+static void
+let_go(JNIEnv *env, const struct held *h)
+{
+    pw_jni.ReleasePrimitiveArrayCritical(env, h->array, h->elements, JNI_ABORT);
+    pw_jni.DeleteLocalRef(env, h->array);
+}
+
+/* One array of elem-sized elements (byte[], short[], int[] or long[]) and
+ * length len: its elements' offset from the object the handle names, and
+ * where in the header between them the length is.  NULL, or why not. */
+static const char *
+measure(JNIEnv *env, unsigned elem, jsize len, unsigned *base, unsigned *len_at)
+{
+    static const int type_of_elem[9] = {[1] = 1, [2] = 3, [4] = 4, [8] = 5};
+    struct held h;
+    const char *why = hold(env, type_of_elem[elem], len, &h);
+    if (why != NULL)
+        return why;
+    uintptr_t d = (uintptr_t)h.elements - h.oop;
     unsigned found = 0;
-    if (copy)
+    if (h.copy)
         why = "the critical Get handed out a copy";
-    else if (oop == 0 || d < 8 || d > MAX_HEADER || d % elem != 0)
+    else if (h.oop == 0 || d < 8 || d > MAX_HEADER || d % elem != 0)
         why =
             "the elements are not in the object the handle names (a copy, as -Xcheck:jni hands out, or a "
             "collector's coloured pointers)";
     else
         for (unsigned at = 0; at + sizeof(int32_t) <= d; at += sizeof(int32_t))
-            if (*(const volatile int32_t *)(oop + at) == len) {
+            if (*(const volatile int32_t *)(h.oop + at) == len) {
                 found++;
                 *len_at = at;
             }
-    pw_jni.ReleasePrimitiveArrayCritical(env, a, p, JNI_ABORT);
-    pw_jni.DeleteLocalRef(env, a);
+    let_go(env, &h);
     if (why == NULL && found != 1)
         why = found == 0 ? "no header word holds the array's length" : "two header words hold the array's length";
     *base = (unsigned)d;
@@ -114,21 +146,6 @@ probe_all(JNIEnv *env, uint32_t words[9])
     return NULL;
 }
 
-static jarray
-new_typed(JNIEnv *env, int type)
-{
-    switch (type) {
-    case 0: return pw_jni.NewBooleanArray(env, 3);
-    case 1: return pw_jni.NewByteArray(env, 3);
-    case 2: return pw_jni.NewCharArray(env, 3);
-    case 3: return pw_jni.NewShortArray(env, 3);
-    case 4: return pw_jni.NewIntArray(env, 3);
-    case 5: return pw_jni.NewLongArray(env, 3);
-    case 6: return pw_jni.NewFloatArray(env, 3);
-    default: return pw_jni.NewDoubleArray(env, 3);
-    }
-}
-
 /* The class word of an array of each primitive type (boolean, byte, char,
  * short, int, long, float, double: pw_array_class_elem's order), where the
  * header keeps one of its own between the mark word and the length (not
@@ -141,24 +158,15 @@ probe_classes(JNIEnv *env, const uint32_t words[9], unsigned width, uint64_t cla
     for (int type = 0; type < 8; type++) {
         uint32_t lw = words[pw_array_class_elem[type]];
         for (int k = 0; k < 2; k++) {
-            jarray a = new_typed(env, type);
-            if (a == NULL) {
-                pw_jni.ExceptionClear(env);
-                return "no array could be made";
-            }
-            void *p = pw_jni.GetPrimitiveArrayCritical(env, a, NULL);
-            if (p == NULL) {
-                pw_jni.ExceptionClear(env);
-                pw_jni.DeleteLocalRef(env, a);
-                return "GetPrimitiveArrayCritical returned NULL";
-            }
-            uintptr_t oop = *(const volatile uintptr_t *)((uintptr_t)a & ~PW_JNI_HANDLE_TAGS);
-            bool here = oop + (lw & 0xff) == (uintptr_t)p;
+            struct held h;
+            const char *why = hold(env, type, 3, &h);
+            if (why != NULL)
+                return why;
+            bool here = h.oop + (lw & 0xff) == (uintptr_t)h.elements;
             uint64_t word = !here        ? 0
-                            : width == 4 ? *(const volatile uint32_t *)(oop + 8)
-                                         : *(const volatile uint64_t *)(oop + 8);
-            pw_jni.ReleasePrimitiveArrayCritical(env, a, p, JNI_ABORT);
-            pw_jni.DeleteLocalRef(env, a);
+                            : width == 4 ? *(const volatile uint32_t *)(h.oop + 8)
+                                         : *(const volatile uint64_t *)(h.oop + 8);
+            let_go(env, &h);
             if (!here)
                 return "an array's elements were not where the layout puts them";
             if (word == 0 || (k == 1 && word != classes[type]))
