@@ -566,6 +566,11 @@ critical_other(JNIEnv *env, jarray array, jboolean *is_copy, void *ret)
             elem = learn_elem_size(env, array);
             atomic_store_explicit(&s->elem_size, elem, memory_order_relaxed);
         }
+        /* The hook reads the element size from this thread's cache entry,
+         * which may have been filled before anyone learned it. */
+        struct pw_site_cache_entry *e = pw_site_cache_slot(t, ret);
+        if (elem != 0 && e->ret == ret && e->at.site == site)
+            e->at.elem = (uint8_t)elem;
         size = array_bytes(env, t, array, elem);
     }
     bool nested = t->critical != 0;
@@ -602,7 +607,7 @@ hook_GetPrimitiveArrayCritical(JNIEnv *env, jarray array, jboolean *is_copy)
     const struct pw_site_ref *at = pw_track_critical_ready(t, f, PW_FN_ARRAY_CRITICAL, ret);
     if (PW_UNLIKELY(at == NULL))
         return critical_other(env, array, is_copy, ret);
-    unsigned elem = atomic_load_explicit(&pw_site_get_interned(at->site)->elem_size, memory_order_relaxed);
+    unsigned elem = at->elem;
     if (PW_UNLIKELY(elem == 0))
         return critical_other(env, array, is_copy, ret);
     if (PW_UNLIKELY(t->length_cache.serial != f->serial || t->length_cache.array != array)) {

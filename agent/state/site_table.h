@@ -63,6 +63,11 @@ struct pw_site_ref {
     uint32_t site;
     uint16_t key;    /* PW_SITE_KEY(kind, fn): in a pin's record, its fn */
     bool suppressed; /* the site's, which never changes */
+    /* Criticals: the site's element size (struct pw_site elem_size) as the
+     * entry was filled, or refreshed by the thread once it was learned; 0
+     * until known.  The common critical Get reads it here, on the entry's
+     * line, instead of the shared site's. */
+    uint8_t elem;
 };
 _Static_assert(sizeof(struct pw_site_ref) == 16, "a site reference is 16 bytes");
 

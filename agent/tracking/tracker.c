@@ -179,7 +179,8 @@ site_missed(JNIEnv *env, struct pw_thread *t, struct pw_site_cache_entry *e, con
         .at = {.counts = counts,
                .site = site,
                .key = PW_SITE_KEY(kind, fn),
-               .suppressed = pw_site_get(site)->suppressed},
+               .suppressed = pw_site_get(site)->suppressed,
+               .elem = (uint8_t)atomic_load_explicit(&pw_site_get(site)->elem_size, memory_order_relaxed)},
     };
     first_sight(env, t, site, ret, bounded);
     /* A lazy frame's site misses every time: its stack samples are
