@@ -97,12 +97,6 @@ pw_site_get(uint32_t id)
     return &sites[id < PW_MAX_SITES ? id : PW_SITE_OVERFLOW];
 }
 
-struct pw_site *
-pw_site_get_interned(uint32_t id)
-{
-    return &sites[id % PW_MAX_SITES];
-}
-
 uint32_t
 pw_site_count(void)
 {

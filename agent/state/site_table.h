@@ -75,12 +75,6 @@ _Static_assert(sizeof(struct pw_site_ref) == 16, "a site reference is 16 bytes")
  * locks, once per site). */
 PW_HIDDEN uint32_t pw_site_intern(const struct pw_method *method, enum pw_kind kind, uint32_t fn, void *ret);
 PW_HIDDEN struct pw_site *pw_site_get(uint32_t id);
-/* The same for an id pw_site_intern handed out, which is below
- * PW_MAX_SITES (every id a thread's site cache holds): no clamp to the
- * overflow site, one instruction fewer than three on the inlined paths
- * that read the site (a local's peak, a critical's element size).  Any id
- * still stays inside the table. */
-PW_HIDDEN struct pw_site *pw_site_get_interned(uint32_t id);
 /* Ids in use are 0 .. pw_site_count() - 1. */
 PW_HIDDEN uint32_t pw_site_count(void);
 
