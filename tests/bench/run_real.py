@@ -25,7 +25,8 @@ ratio the median of the per-round ratios to bare of the same round.  A run
 with the agent must show the workload's native methods with pins counted and
 none left live, or it is an error, not a figure.
 
-Prints a table per JDK, the target (each workload <= 1.03x with pinwatch),
+Prints a table per JDK, the target (each workload <= 1.03x with pinwatch, with
+the lowest and highest of the per-round ratios beside the median),
 the load average at start and end, and one line "PWREAL-SUMMARY {json}".
 """
 
@@ -206,9 +207,11 @@ def main():
                         line += '  %-16s' % '-'
                         continue
                     med = statistics.median(v for v, _ in pairs)
-                    ratio = statistics.median(v / b for v, b in pairs)
+                    ratios = [v / b for v, b in pairs]
+                    ratio = statistics.median(ratios)
                     summary.setdefault(jdk.name, {}).setdefault(w, {})['%s/%s' % (c, metric.split()[0])] = \
-                        {'ns': med, 'ratio': ratio, 'bare': statistics.median(b for _, b in pairs), 'n': len(pairs)}
+                        {'ns': med, 'ratio': ratio, 'bare': statistics.median(b for _, b in pairs), 'n': len(pairs),
+                         'ratio_min': min(ratios), 'ratio_max': max(ratios)}
                     line += '  %-16s' % ('%s (%.2fx)' % (run_bench.fmt_ns(med), ratio))
                 log(line)
             log('')
@@ -222,8 +225,12 @@ def main():
                     continue
                 ok = wall['ratio'] <= TARGET
                 verdicts.append(ok)
-                log('  %-8s %-6s %.2fx  %-4s  [thread CPU time %.2fx]' % (
-                    w, jdk.name, wall['ratio'], 'ok' if ok else 'OVER', cpu['ratio'] if cpu else float('nan')))
+                # The rounds' spread beside the median: a JVM's figure moves by several per cent
+                # from one launch to the next on a small VM, and a difference of a point or two
+                # between two builds means something only where the spreads say so.
+                log('  %-8s %-6s %.2fx  %-4s  [rounds %.2fx-%.2fx] [thread CPU time %.2fx]' % (
+                    w, jdk.name, wall['ratio'], 'ok' if ok else 'OVER', wall['ratio_min'], wall['ratio_max'],
+                    cpu['ratio'] if cpu else float('nan')))
     log('')
     log('%d of %d targets met; %d JVM errors; %.0f s; load average at end: %s' % (
         sum(verdicts), len(verdicts), errors, time.monotonic() - started, run_bench.loadavg()))
