@@ -82,13 +82,21 @@ def _run(ctx, label, flags, layout):
     told = bool(classes and classes[0])
     expect(told == bool(learned and learned[0] > 8), '%s: element types by class word: expected %s, got %s',
            label, bool(learned and learned[0] > 8), classes)
-    nested_bytes = sum(size * length for _, size, length, _ in (TYPES if told else TYPES[:1]))
+    # holdNested takes its five pins in TYPES' order and gives them back in the reverse order, so a
+    # report taken while it takes or gives them back (the interval does not wait for it) holds the
+    # first k of them: each such report must show exactly those k pins' bytes, and one at least
+    # all five (the fixture waits for two reports while it holds them all).  Only the first is
+    # sized where the header does not tell element types: the others are taken inside its region.
+    sizes = [size * length if told or i == 0 else 0 for i, (_, size, length, _) in enumerate(TYPES)]
+    nested_bytes = sum(sizes)
     method = FIXTURE_PKG + 'CriticalSizes.holdNested'
     held = [(d['reason'], r['live'], r['held'], r['live_bytes']) for d in dumps for r in rows_of(d, method)
             if r['function'] == 'GetPrimitiveArrayCritical' and r['live'] > 0]
     want = ('interval', len(TYPES), len(TYPES), nested_bytes)
-    expect(held and all(h == want for h in held), '%s: holdNested: while held, every report must show '
-           '(reason, live, held, live_bytes) %s; got %s', label, want, held)
+    prefixes = [('interval', k, k, sum(sizes[:k])) for k in range(1, len(TYPES) + 1)]
+    expect(want in held and all(h in prefixes for h in held), '%s: holdNested: every report while it '
+           'holds pins must show (reason, live, held, live_bytes) of its first k pins, one of %s, and one '
+           'at least all of them; got %s', label, prefixes, held)
     expect_row(last, 'CriticalSizes.holdNested', 'GetPrimitiveArrayCritical', SIGNATURE,
                acquired=len(TYPES) * (NESTED_BALANCED + 1), released=len(TYPES) * (NESTED_BALANCED + 1),
                live=0, live_bytes=0)
