@@ -26,8 +26,11 @@ with the agent must show the workload's native methods with pins counted and
 none left live, or it is an error, not a figure.
 
 Prints a table per JDK, the target (each workload <= 1.03x with pinwatch, with
-the lowest and highest of the per-round ratios beside the median),
-the load average at start and end, and one line "PWREAL-SUMMARY {json}".
+the median's 95 % confidence interval and the lowest and highest of the
+per-round ratios beside it), each --compare build against the agent in the
+same rounds (their per-round ratio, its interval, and whether the rounds tell
+the two apart), the load average at start and end, and one line
+"PWREAL-SUMMARY {json}".
 """
 
 import argparse
@@ -41,6 +44,7 @@ import shutil
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run_bench  # noqa: E402  (Jdk, JvmError, reports, machine facts)
+from stats import median_ci  # noqa: E402
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'real', 'pinwatch', 'bench', 'real', 'Real.java')
 MAIN = 'pinwatch.bench.real.Real'
@@ -112,6 +116,26 @@ def check_counted(report, workload, what):
     live = sum(r['live'] for r in rows)
     if live:
         raise run_bench.JvmError('%s: %d pins of %s* left live' % (what, live, prefix))
+
+
+def compared_with_defaults(jdks, workloads, names, res, summary):
+    """Each --compare build against pinwatch's own in the same rounds: the
+    per-round ratio of the two JVMs' wall times, its median and interval, and
+    whether the rounds tell the two apart (the interval leaves out 1)."""
+    log('')
+    log('Compared with --agent in the same rounds (wall time, median of per-round ratios, 95% CI):')
+    for jdk in jdks:
+        for w, _, _ in workloads:
+            by = res[jdk.name][w]
+            for name in names:
+                ratios = [a[0] / p[0] for a, p in zip(by[name], by['pinwatch']) if a and p]
+                if not ratios:
+                    continue
+                ratio, lo, hi = median_ci(ratios)
+                verdict = 'faster' if hi < 1 else 'slower' if lo > 1 else 'not told apart'
+                summary[jdk.name][w]['%s/pinwatch' % name] = {'ratio': ratio, 'ratio_ci95': [lo, hi],
+                                                              'n': len(ratios)}
+                log('  %-8s %-6s %-12s %.3fx  [%.3fx-%.3fx]  %s' % (w, jdk.name, name, ratio, lo, hi, verdict))
 
 
 def main():
@@ -208,10 +232,10 @@ def main():
                         continue
                     med = statistics.median(v for v, _ in pairs)
                     ratios = [v / b for v, b in pairs]
-                    ratio = statistics.median(ratios)
+                    ratio, lo, hi = median_ci(ratios)
                     summary.setdefault(jdk.name, {}).setdefault(w, {})['%s/%s' % (c, metric.split()[0])] = \
                         {'ns': med, 'ratio': ratio, 'bare': statistics.median(b for _, b in pairs), 'n': len(pairs),
-                         'ratio_min': min(ratios), 'ratio_max': max(ratios)}
+                         'ratio_min': min(ratios), 'ratio_max': max(ratios), 'ratio_ci95': [lo, hi]}
                     line += '  %-16s' % ('%s (%.2fx)' % (run_bench.fmt_ns(med), ratio))
                 log(line)
             log('')
@@ -225,12 +249,14 @@ def main():
                     continue
                 ok = wall['ratio'] <= TARGET
                 verdicts.append(ok)
-                # The rounds' spread beside the median: a JVM's figure moves by several per cent
-                # from one launch to the next on a small VM, and a difference of a point or two
-                # between two builds means something only where the spreads say so.
-                log('  %-8s %-6s %.2fx  %-4s  [rounds %.2fx-%.2fx] [thread CPU time %.2fx]' % (
-                    w, jdk.name, wall['ratio'], 'ok' if ok else 'OVER', wall['ratio_min'], wall['ratio_max'],
-                    cpu['ratio'] if cpu else float('nan')))
+                # The median's interval and the rounds' spread beside it (median_ci).
+                log('  %-8s %-6s %.2fx  %-4s  [95%% CI %.2fx-%.2fx] [rounds %.2fx-%.2fx] '
+                    '[thread CPU time %.2fx]' % (
+                        w, jdk.name, wall['ratio'], 'ok' if ok else 'OVER', wall['ratio_ci95'][0],
+                        wall['ratio_ci95'][1], wall['ratio_min'], wall['ratio_max'],
+                        cpu['ratio'] if cpu else float('nan')))
+    if 'pinwatch' in configs and opts.compare:
+        compared_with_defaults(jdks, workloads, list(opts.compare), res, summary)
     log('')
     log('%d of %d targets met; %d JVM errors; %.0f s; load average at end: %s' % (
         sum(verdicts), len(verdicts), errors, time.monotonic() - started, run_bench.loadavg()))
