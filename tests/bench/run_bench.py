@@ -23,7 +23,10 @@ refsoff (…=refs=off: the reference wrappers not installed):
 
 --config keeps only the named configurations beside bare; --compare NAME=LIB
 adds another build of the agent, at its defaults, as configuration NAME, so
-that a change is measured against the build before it in the same rounds.
+that a change is measured against the build before it in the same rounds;
+each such build is printed against defaults round by round, with the
+median's 95 % interval (stats.py) and whether the rounds tell them apart.
+A target's ratio is printed with its interval too.
 
 Each (round, JDK, configuration) is a fresh JVM; the configurations run in
 an order rotated every round, so slow phases of this shared machine fall on
@@ -60,6 +63,8 @@ import sys
 import sysconfig
 import tempfile
 import time
+
+from stats import interval_label, median_ci, told_apart
 
 LZ4_JAR = '/usr/share/java/lz4-java.jar'
 LZ4_JNI_DIR = '/usr/lib/%s/jni' % (sysconfig.get_config_var('MULTIARCH') or 'x86_64-linux-gnu')
@@ -301,10 +306,32 @@ def summarise(results):
                 if config != 'bare' and key in bare:
                     same = [(v, b) for v, b in zip(values, bare[key]) if v is not None and b is not None]
                     if same:
-                        entry['ratio'] = statistics.median(v / b for v, b in same)
+                        entry['ratio'], lo, hi = median_ci([v / b for v, b in same])
+                        entry['ratio_ci95'] = [lo, hi]
                         entry['added'] = statistics.median(v - b for v, b in same)
                 out.setdefault(config, {})[key_name(key)] = entry
     return summary
+
+
+def print_compared(jdks, results, names):
+    """Each --compare build against the agent's defaults in the same rounds:
+    per pair and thread count, the per-round ratio of the two builds' wall
+    times, its median, its 95 % interval (stats.median_ci) and whether the
+    rounds tell the two apart."""
+    log('')
+    log('Compared with --agent (defaults) in the same rounds (wall time, median of per-round ratios, its 95% CI):')
+    for jdk in jdks:
+        by_config = results.get(jdk.name, {})
+        for name in names:
+            for key in sorted(k for k in by_config.get(name, {}) if k[0] in ('pair', 'lz4')):
+                ratios = [a / d for a, d in zip(by_config[name][key], by_config.get('defaults', {}).get(key, []))
+                          if a is not None and d is not None]
+                if not ratios:
+                    continue
+                ratio, lo, hi = median_ci(ratios)
+                verdict = told_apart(len(ratios), lo, hi)
+                log('  %-6s %-10s %-24s %.3fx  [%.3fx-%.3fx]  %s' % (
+                    jdk.name, name, key_name(key), ratio, lo, hi, verdict))
 
 
 def key_name(key):
@@ -457,9 +484,10 @@ def check_targets(jdks, summary, leak):
             ok = e[field] <= limit
             unit = 'x' if kind == 'ratio' else ' ns'
             verdicts.append(ok)
-            log('  %-34s %-6s %7.2f%s  (target <= %g%s)  %-4s  [thread CPU time: %.2f%s]'
+            ci = '  [%s %.2f-%.2f]' % ((interval_label(e['n']),) + tuple(e['ratio_ci95'])) if kind == 'ratio' else ''
+            log('  %-34s %-6s %7.2f%s  (target <= %g%s)  %-4s  [thread CPU time: %.2f%s]%s'
                 % (label, jdk.name, e[field], unit, limit, unit, 'ok' if ok else 'OVER',
-                   c[field] if c else float('nan'), unit))
+                   c[field] if c else float('nan'), unit, ci))
     for jdk in jdks:
         m = leak.get(jdk.name)
         if m is None:
@@ -655,6 +683,8 @@ def main():
         print_tables(jdk, summary.get(jdk.name, {}), bench.stack16[jdk.name], opts.configs)
         if jdk.name in leak:
             print_leak(jdk, leak[jdk.name])
+    if opts.compare and 'defaults' in opts.configs:
+        print_compared(jdks, results, list(opts.compare))
     verdicts = check_targets(jdks, summary, leak)
     log('')
     log('%d of %d targets met; %.0f s; load average at end: %s'

@@ -44,7 +44,7 @@ import shutil
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import run_bench  # noqa: E402  (Jdk, JvmError, reports, machine facts)
-from stats import median_ci  # noqa: E402
+from stats import interval_label, median_ci, told_apart  # noqa: E402
 
 SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'real', 'pinwatch', 'bench', 'real', 'Real.java')
 MAIN = 'pinwatch.bench.real.Real'
@@ -123,7 +123,7 @@ def compared_with_defaults(jdks, workloads, names, res, summary):
     per-round ratio of the two JVMs' wall times, its median and interval, and
     whether the rounds tell the two apart (the interval leaves out 1)."""
     log('')
-    log('Compared with --agent in the same rounds (wall time, median of per-round ratios, 95% CI):')
+    log('Compared with --agent in the same rounds (wall time, median of per-round ratios, its 95% CI):')
     for jdk in jdks:
         for w, _, _ in workloads:
             by = res[jdk.name][w]
@@ -132,7 +132,7 @@ def compared_with_defaults(jdks, workloads, names, res, summary):
                 if not ratios:
                     continue
                 ratio, lo, hi = median_ci(ratios)
-                verdict = 'faster' if hi < 1 else 'slower' if lo > 1 else 'not told apart'
+                verdict = told_apart(len(ratios), lo, hi)
                 summary[jdk.name][w]['%s/pinwatch' % name] = {'ratio': ratio, 'ratio_ci95': [lo, hi],
                                                               'n': len(ratios)}
                 log('  %-8s %-6s %-12s %.3fx  [%.3fx-%.3fx]  %s' % (w, jdk.name, name, ratio, lo, hi, verdict))
@@ -250,9 +250,10 @@ def main():
                 ok = wall['ratio'] <= TARGET
                 verdicts.append(ok)
                 # The median's interval and the rounds' spread beside it (median_ci).
-                log('  %-8s %-6s %.2fx  %-4s  [95%% CI %.2fx-%.2fx] [rounds %.2fx-%.2fx] '
+                log('  %-8s %-6s %.2fx  %-4s  [%s %.2fx-%.2fx] [rounds %.2fx-%.2fx] '
                     '[thread CPU time %.2fx]' % (
-                        w, jdk.name, wall['ratio'], 'ok' if ok else 'OVER', wall['ratio_ci95'][0],
+                        w, jdk.name, wall['ratio'], 'ok' if ok else 'OVER', interval_label(wall['n']),
+                        wall['ratio_ci95'][0],
                         wall['ratio_ci95'][1], wall['ratio_min'], wall['ratio_max'],
                         cpu['ratio'] if cpu else float('nan')))
     if 'pinwatch' in configs and opts.compare:

@@ -4,6 +4,9 @@
 import math
 import statistics
 
+# Fewest rounds for which median_ci's interval reaches 95 %.
+CI_MIN_ROUNDS = 6
+
 
 def median_ci(values):
     """The median of values and a 95 % confidence interval for it: the
@@ -27,3 +30,17 @@ def median_ci(values):
     if k == 0:
         return statistics.median(v), v[0], v[-1]
     return statistics.median(v), v[k - 1], v[n - k]
+
+
+def told_apart(n, lo, hi):
+    """What a ratio's interval says of two builds: 'faster' or 'slower' when
+    it leaves out 1, 'not told apart' when it holds it, 'too few rounds'
+    below CI_MIN_ROUNDS (the range is no 95 % interval then)."""
+    if n < CI_MIN_ROUNDS:
+        return 'too few rounds'
+    return 'faster' if hi < 1 else 'slower' if lo > 1 else 'not told apart'
+
+
+def interval_label(n):
+    """What to call median_ci's interval of n rounds in a figure's line."""
+    return '95% CI' if n >= CI_MIN_ROUNDS else 'range'

@@ -10,7 +10,7 @@ import random
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from stats import median_ci  # noqa: E402
+from stats import CI_MIN_ROUNDS, interval_label, median_ci, told_apart  # noqa: E402
 
 
 def coverage(n, k):
@@ -51,6 +51,13 @@ def main():
         held += lo <= true_median <= hi
     if not 0.94 <= held / 2000 <= 0.99:
         failures.append('coverage of 15 rounds: %.3f' % (held / 2000))
+    # The verdicts: an interval below 95 % tells nothing apart.
+    check('faster', told_apart(15, 0.95, 0.99), 'faster')
+    check('slower', told_apart(15, 1.01, 1.05), 'slower')
+    check('holds 1', told_apart(15, 0.99, 1.01), 'not told apart')
+    check('5 rounds', told_apart(5, 0.90, 0.95), 'too few rounds')
+    check('labels', (interval_label(CI_MIN_ROUNDS - 1), interval_label(CI_MIN_ROUNDS)), ('range', '95% CI'))
+    check('the first 95 % interval', median_ci(list(range(CI_MIN_ROUNDS)))[1:], (0, CI_MIN_ROUNDS - 1))
     for f in failures:
         print('FAIL', f)
     print('%d checks failed' % len(failures))
