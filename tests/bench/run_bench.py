@@ -307,7 +307,7 @@ def summarise(results):
                     same = [(v, b) for v, b in zip(values, bare[key]) if v is not None and b is not None]
                     if same:
                         entry['ratio'], lo, hi = median_ci([v / b for v, b in same])
-                        entry['ratio_ci95'] = [lo, hi]
+                        entry['ratio_ci95'], entry['ratio_n'] = [lo, hi], len(same)
                         entry['added'] = statistics.median(v - b for v, b in same)
                 out.setdefault(config, {})[key_name(key)] = entry
     return summary
@@ -484,7 +484,7 @@ def check_targets(jdks, summary, leak):
             ok = e[field] <= limit
             unit = 'x' if kind == 'ratio' else ' ns'
             verdicts.append(ok)
-            ci = '  [%s %.2f-%.2f]' % ((interval_label(e['n']),) + tuple(e['ratio_ci95'])) if kind == 'ratio' else ''
+            ci = '  [%s %.2f-%.2f]' % ((interval_label(e['ratio_n']),) + tuple(e['ratio_ci95'])) if kind == 'ratio' else ''
             log('  %-34s %-6s %7.2f%s  (target <= %g%s)  %-4s  [thread CPU time: %.2f%s]%s'
                 % (label, jdk.name, e[field], unit, limit, unit, 'ok' if ok else 'OVER',
                    c[field] if c else float('nan'), unit, ci))

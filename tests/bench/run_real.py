@@ -253,8 +253,7 @@ def main():
                 log('  %-8s %-6s %.2fx  %-4s  [%s %.2fx-%.2fx] [rounds %.2fx-%.2fx] '
                     '[thread CPU time %.2fx]' % (
                         w, jdk.name, wall['ratio'], 'ok' if ok else 'OVER', interval_label(wall['n']),
-                        wall['ratio_ci95'][0],
-                        wall['ratio_ci95'][1], wall['ratio_min'], wall['ratio_max'],
+                        wall['ratio_ci95'][0], wall['ratio_ci95'][1], wall['ratio_min'], wall['ratio_max'],
                         cpu['ratio'] if cpu else float('nan')))
     if 'pinwatch' in configs and opts.compare:
         compared_with_defaults(jdks, workloads, list(opts.compare), res, summary)
