@@ -58,10 +58,25 @@ SLACK_S = 5.0
 CLOCK_S = 0.05
 
 
+def free_ports(n):
+    """n distinct ports free a moment ago.  The sockets stay bound until all
+    n are chosen: one closed before the next bind(0) lets the kernel hand
+    the same port out twice (metrics-prometheus once gave the agent and
+    Prometheus's own listener both 47587)."""
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket()
+            socks.append(s)
+            s.bind(('127.0.0.1', 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
 def free_port():
-    with socket.socket() as s:
-        s.bind(('127.0.0.1', 0))
-        return s.getsockname()[1]
+    return free_ports(1)[0]
 
 
 # --------------------------------------------------------------------------
@@ -552,7 +567,7 @@ def case_metrics_prometheus(ctx):
     """A real Prometheus scrapes a JVM; its value for the leaking method
     equals the JSON report's count.  The example rules load and evaluate."""
     need_tool(PROMETHEUS)
-    port, prom_port = free_port(), free_port()
+    port, prom_port = free_ports(2)
     work = tempfile.mkdtemp(prefix='prom-', dir=ctx.tmpdir)
     config = os.path.join(work, 'prometheus.yml')
     with open(config, 'w') as f:
